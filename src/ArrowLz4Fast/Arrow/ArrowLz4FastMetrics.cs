@@ -1,0 +1,74 @@
+using System.Collections.Generic;
+using System.Diagnostics.Metrics;
+
+namespace ArrowLz4Fast
+{
+    /// <summary>
+    /// Names of the <see cref="Meter"/> and instruments the codec reports to. Listen with a
+    /// <see cref="MeterListener"/>, <c>dotnet-counters monitor --counters ArrowLz4Fast</c>, or OpenTelemetry's
+    /// <c>AddMeter("ArrowLz4Fast")</c>. When nothing listens, recording costs a flag check and allocates nothing.
+    /// </summary>
+    public static class ArrowLz4FastMetrics
+    {
+        /// <summary>Name of the meter.</summary>
+        public const string MeterName = "ArrowLz4Fast";
+
+        /// <summary>Counter of buffers decompressed by the direct decoder.</summary>
+        public const string DirectDecompressCounterName = "arrowlz4fast.decompress.direct";
+
+        /// <summary>Counter of buffers handed to K4os's frame reader, tagged <see cref="ReasonTag"/>.</summary>
+        public const string FallbackDecompressCounterName = "arrowlz4fast.decompress.fallback";
+
+        /// <summary>Counter of decompressed bytes, tagged <see cref="PathTag"/> (<c>direct</c> or <c>fallback</c>).</summary>
+        public const string DecompressedBytesCounterName = "arrowlz4fast.decompress.bytes";
+
+        /// <summary>Counter of buffers the writer compressed into an LZ4 frame.</summary>
+        public const string CompressCounterName = "arrowlz4fast.compress.frames";
+
+        /// <summary>Counter of buffers the writer left uncompressed because the frame would not be smaller.</summary>
+        public const string CompressDeclinedCounterName = "arrowlz4fast.compress.stored_raw";
+
+        /// <summary>Tag on the fallback counter saying why the direct decoder declined the frame.</summary>
+        public const string ReasonTag = "reason";
+
+        /// <summary>Tag on the bytes counter saying which decoder produced them.</summary>
+        public const string PathTag = "path";
+
+        /// <summary>The only reason the direct decoder declines a well-formed frame: it names a dictionary.</summary>
+        public const string DictionaryIdReason = "dictionary_id";
+
+        internal static readonly Meter Meter = new(MeterName);
+        private static readonly Counter<long> s_direct = Meter.CreateCounter<long>(DirectDecompressCounterName, "{buffer}", "Buffers decompressed by the direct decoder");
+        private static readonly Counter<long> s_fallback = Meter.CreateCounter<long>(FallbackDecompressCounterName, "{buffer}", "Buffers decompressed by K4os LZ4Frame");
+        private static readonly Counter<long> s_bytes = Meter.CreateCounter<long>(DecompressedBytesCounterName, "By", "Decompressed bytes");
+        private static readonly Counter<long> s_compressed = Meter.CreateCounter<long>(CompressCounterName, "{buffer}", "Buffers written as LZ4 frames");
+        private static readonly Counter<long> s_storedRaw = Meter.CreateCounter<long>(CompressDeclinedCounterName, "{buffer}", "Buffers left uncompressed because LZ4 did not shrink them");
+
+        internal static void RecordDirect(int bytes)
+        {
+            if (s_direct.Enabled)
+                s_direct.Add(1);
+            if (s_bytes.Enabled)
+                s_bytes.Add(bytes, new KeyValuePair<string, object?>(PathTag, "direct"));
+        }
+
+        internal static void RecordFallback(string reason)
+        {
+            if (s_fallback.Enabled)
+                s_fallback.Add(1, new KeyValuePair<string, object?>(ReasonTag, reason));
+        }
+
+        internal static void RecordFallbackBytes(int bytes)
+        {
+            if (s_bytes.Enabled)
+                s_bytes.Add(bytes, new KeyValuePair<string, object?>(PathTag, "fallback"));
+        }
+
+        internal static void RecordCompress(bool compressed)
+        {
+            Counter<long> counter = compressed ? s_compressed : s_storedRaw;
+            if (counter.Enabled)
+                counter.Add(1);
+        }
+    }
+}

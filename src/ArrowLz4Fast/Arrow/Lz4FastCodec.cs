@@ -1,0 +1,122 @@
+using System;
+using System.Buffers;
+using System.IO;
+using Apache.Arrow.Ipc;
+using ArrowLz4Fast.Frames;
+
+namespace ArrowLz4Fast
+{
+    /// <summary>
+    /// Apache Arrow's LZ4_FRAME codec, decoding each frame straight into the buffer Arrow allocated and encoding
+    /// straight into the buffer Arrow's writer offers. Stateless and safe to use from several threads at once.
+    /// </summary>
+    /// <remarks>
+    /// <see cref="Decompress"/> requires the frame to decode to exactly the destination's length (Arrow's declared
+    /// uncompressed length); anything else is an <see cref="InvalidDataException"/> naming the defect and its byte
+    /// offset in the frame. Frames that name a dictionary are the one thing the direct decoder declines: they go to
+    /// K4os <c>LZ4Frame.Decode</c>, which (as of K4os 1.3.8) cannot decode them either, so they surface as
+    /// <see cref="NotSupportedException"/>.
+    /// </remarks>
+    public sealed class Lz4FastCodec : ITryCompressionCodec
+    {
+        private const int MaxArrayLength = 0x7FFFFFC7;
+
+        private readonly Lz4FrameDecoderOptions _decoderOptions;
+        private readonly Lz4FrameEncoderOptions _encoderOptions;
+
+        /// <summary>Creates a codec.</summary>
+        /// <param name="options">Settings; <see langword="null"/> for the defaults.</param>
+        /// <param name="compressionLevel">Level for compression (0 to 12); <see langword="null"/> for <see cref="Lz4FastOptions.CompressionLevel"/>.</param>
+        /// <exception cref="ArgumentOutOfRangeException"><paramref name="compressionLevel"/> is outside 0 to 12.</exception>
+        public Lz4FastCodec(Lz4FastOptions? options = null, int? compressionLevel = null)
+        {
+            options ??= new Lz4FastOptions();
+            if (compressionLevel.HasValue)
+                Lz4FrameEncoderOptions.ValidateLevel(compressionLevel.Value);
+            _decoderOptions = options.DecoderOptions;
+            _encoderOptions = options.EncoderOptions(compressionLevel);
+        }
+
+        /// <summary>The frame settings this codec writes with.</summary>
+        public Lz4FrameEncoderOptions EncoderOptions => _encoderOptions;
+
+        /// <summary>Decodes one Arrow LZ4_FRAME buffer (the bytes after the 8-byte length prefix) into <paramref name="destination"/>.</summary>
+        /// <param name="source">The LZ4 frame.</param>
+        /// <param name="destination">Exactly the declared uncompressed length.</param>
+        /// <returns>The number of bytes written: always <paramref name="destination"/>'s length.</returns>
+        /// <exception cref="InvalidDataException">The frame is malformed, truncated, fails a checksum, or decodes to another length.</exception>
+        /// <exception cref="NotSupportedException">The frame was compressed against a dictionary.</exception>
+        public int Decompress(ReadOnlyMemory<byte> source, Memory<byte> destination)
+        {
+            ReadOnlySpan<byte> input = source.Span;
+            Span<byte> output = destination.Span;
+
+            // Arrow .NET and Arrow Java write an empty buffer as a bare 0 length with no frame at all.
+            if (input.IsEmpty)
+            {
+                if (!output.IsEmpty)
+                    throw Lz4FrameErrors.At(0, $"the buffer holds no LZ4 frame but {output.Length} decoded bytes are expected");
+                ArrowLz4FastMetrics.RecordDirect(0);
+                return 0;
+            }
+
+            switch (Lz4FrameDecoder.Decode(input, output, out int consumed, out int written, _decoderOptions))
+            {
+                case Lz4DecodeStatus.Done:
+                    if (written != output.Length)
+                        throw Lz4FrameErrors.At(consumed, $"the LZ4 data ends after {written} decoded bytes but the Arrow buffer declares {output.Length}");
+                    ArrowLz4FastMetrics.RecordDirect(written);
+                    return written;
+                case Lz4DecodeStatus.DestinationTooSmall:
+                    throw Lz4FrameErrors.At(consumed, $"the LZ4 data decodes to more than the {output.Length} bytes the Arrow buffer declares ({written} decoded before this point)");
+                default:
+                    return Lz4Fallback.Decompress(source, destination, consumed, ArrowLz4FastMetrics.DictionaryIdReason);
+            }
+        }
+
+        /// <summary>Writes <paramref name="source"/> to <paramref name="destination"/> as one LZ4 frame.</summary>
+        /// <param name="source">The bytes to compress.</param>
+        /// <param name="destination">The stream the frame is written to.</param>
+        public void Compress(ReadOnlyMemory<byte> source, Stream destination)
+        {
+            if (destination is null) throw new ArgumentNullException(nameof(destination));
+            long max = Lz4FrameEncoder.GetMaxEncodedLength(source.Length, _encoderOptions);
+            if (max > MaxArrayLength)
+                throw new ArgumentOutOfRangeException(nameof(source), source.Length, "The buffer is too large to compress into one frame.");
+
+            byte[] frame = ArrayPool<byte>.Shared.Rent((int)max);
+            try
+            {
+                if (!Lz4FrameEncoder.TryEncode(source.Span, frame, out int written, _encoderOptions))
+                    throw new InvalidOperationException("An LZ4 frame did not fit in its worst-case length.");
+                ArrowLz4FastMetrics.RecordCompress(compressed: true);
+                destination.Write(frame, 0, written);
+            }
+            finally
+            {
+                ArrayPool<byte>.Shared.Return(frame);
+            }
+        }
+
+        /// <summary>
+        /// Encodes <paramref name="source"/> as one LZ4 frame straight into <paramref name="destination"/>. Arrow's
+        /// writer offers a destination the size of the source, so <see langword="false"/> (the frame would not be
+        /// smaller) makes it store the buffer uncompressed.
+        /// </summary>
+        /// <param name="source">The bytes to compress.</param>
+        /// <param name="destination">Where the frame goes.</param>
+        /// <param name="bytesWritten">The frame's length; 0 when the method returns <see langword="false"/>.</param>
+        /// <returns><see langword="false"/> when the frame does not fit in <paramref name="destination"/>.</returns>
+        public bool TryCompress(ReadOnlyMemory<byte> source, Memory<byte> destination, out int bytesWritten)
+        {
+            bool fits = Lz4FrameEncoder.TryEncode(source.Span, destination.Span, out bytesWritten, _encoderOptions);
+            ArrowLz4FastMetrics.RecordCompress(fits);
+            return fits;
+        }
+
+        /// <summary>Does nothing: the codec holds no resources.</summary>
+        public void Dispose()
+        {
+        }
+    }
+}

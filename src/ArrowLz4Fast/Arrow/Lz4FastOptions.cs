@@ -1,0 +1,59 @@
+using System;
+using ArrowLz4Fast.Frames;
+
+namespace ArrowLz4Fast
+{
+    /// <summary>
+    /// Settings for <see cref="Lz4FastCodecFactory"/> and <see cref="Lz4FastCodec"/>. A factory or codec copies them
+    /// when it is created, so changing an instance afterwards does not affect codecs already made.
+    /// </summary>
+    public sealed class Lz4FastOptions
+    {
+        private int _blockSize = Lz4FrameEncoderOptions.DefaultBlockSize;
+        private int _compressionLevel;
+
+        /// <summary>
+        /// Verify the block and content checksums of frames that carry them (default <see langword="true"/>). Turn off
+        /// only for data whose integrity is already guaranteed; sizes and structure are validated either way.
+        /// </summary>
+        public bool VerifyChecksums { get; set; } = true;
+
+        /// <summary>
+        /// Block maximum of the frames the writer produces: 65536, 262144, 1048576 (default) or 4194304 bytes.
+        /// </summary>
+        /// <exception cref="ArgumentOutOfRangeException">Any other value.</exception>
+        public int BlockSize
+        {
+            get => _blockSize;
+            set => _blockSize = new Lz4FrameEncoderOptions(value).BlockSize;
+        }
+
+        /// <summary>
+        /// Compression level used when the writer's <c>IpcOptions.CompressionLevel</c> is not set: 0 to 12 as in
+        /// liblz4 (0-2 fast, 3-9 HC, 10-12 optimal). Default 0.
+        /// </summary>
+        /// <exception cref="ArgumentOutOfRangeException">A level outside 0 to 12.</exception>
+        public int CompressionLevel
+        {
+            get => _compressionLevel;
+            set
+            {
+                Lz4FrameEncoderOptions.ValidateLevel(value);
+                _compressionLevel = value;
+            }
+        }
+
+        /// <summary>Written frames carry a content checksum (default <see langword="false"/>, as pyarrow and Arrow .NET write).</summary>
+        public bool ContentChecksum { get; set; }
+
+        /// <summary>Written frames carry block checksums (default <see langword="false"/>).</summary>
+        public bool BlockChecksum { get; set; }
+
+        internal Lz4FrameDecoderOptions DecoderOptions => new(skipChecksums: !VerifyChecksums);
+
+        internal Lz4FrameEncoderOptions EncoderOptions(int? level) =>
+            new(BlockSize, level ?? CompressionLevel, ContentChecksum, BlockChecksum);
+
+        internal Lz4FastOptions Clone() => (Lz4FastOptions)MemberwiseClone();
+    }
+}

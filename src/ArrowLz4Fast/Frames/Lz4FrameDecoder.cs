@@ -1,0 +1,208 @@
+using System;
+using System.Buffers;
+using System.Runtime.CompilerServices;
+using K4os.Compression.LZ4;
+using K4os.Hash.xxHash;
+
+namespace ArrowLz4Fast.Frames
+{
+    /// <summary>
+    /// Decodes LZ4 frames straight into a caller's span: each block goes through K4os <see cref="LZ4Codec.Decode(ReadOnlySpan{byte}, Span{byte}, ReadOnlySpan{byte})"/>
+    /// into its final place, and linked blocks use the output already in the destination as their prefix dictionary,
+    /// so there is no intermediate buffer and no managed allocation.
+    /// </summary>
+    /// <remarks>
+    /// The input may hold several concatenated frames and skippable frames (skipped); it must end exactly after the
+    /// last frame. Validated: magic number, version, reserved bits, block size ID, header checksum, every block size
+    /// against the frame's block maximum and the input, every block's decoded size against the block maximum, block
+    /// and content checksums (unless <see cref="Lz4FrameDecoderOptions.SkipChecksums"/>), and the content size field
+    /// when present and non-zero (liblz4 reads 0 as "unknown"). A malformed or truncated input throws
+    /// <see cref="System.IO.InvalidDataException"/> naming the defect and its byte offset; nothing is ever written
+    /// outside the destination.
+    /// </remarks>
+    public static class Lz4FrameDecoder
+    {
+        /// <summary>
+        /// Decodes every frame of <paramref name="source"/> into <paramref name="destination"/>, in the manner of
+        /// <c>BrotliDecoder.Decompress</c>, but with malformed input reported by exception rather than status.
+        /// </summary>
+        /// <param name="source">One or more LZ4 frames.</param>
+        /// <param name="destination">Where the decoded content goes.</param>
+        /// <param name="bytesConsumed">Input consumed: all of it when done, else the offset of the frame or block that stopped decoding.</param>
+        /// <param name="bytesWritten">Decoded bytes written to the start of <paramref name="destination"/>.</param>
+        /// <param name="options">Checksum verification; the default verifies.</param>
+        /// <returns><see cref="Lz4DecodeStatus.Done"/>, or why decoding stopped on well-formed input.</returns>
+        /// <exception cref="System.IO.InvalidDataException">The input is malformed, truncated or fails a checksum.</exception>
+        public static Lz4DecodeStatus Decode(
+            ReadOnlySpan<byte> source,
+            Span<byte> destination,
+            out int bytesConsumed,
+            out int bytesWritten,
+            Lz4FrameDecoderOptions options = default)
+        {
+            bool verify = !options.SkipChecksums;
+            var reader = new Lz4FrameReader(source, verify);
+            int written = 0;
+            int frameStart = 0;
+            bool hashContent = false;
+            XXH32.State contentHash = default;
+
+            while (reader.Read())
+            {
+                switch (reader.TokenType)
+                {
+                    case Lz4FrameTokenType.Block:
+                        int decoded = DecodeBlock(ref reader, destination, frameStart, written);
+                        if (decoded < 0)
+                        {
+                            bytesConsumed = reader.TokenStartIndex;
+                            bytesWritten = written;
+                            return Lz4DecodeStatus.DestinationTooSmall;
+                        }
+                        if (hashContent)
+                            XXH32.Update(ref contentHash, destination.Slice(written, decoded));
+                        written += decoded;
+                        break;
+
+                    case Lz4FrameTokenType.FrameHeader:
+                        Lz4FrameDescriptor frame = reader.Frame;
+                        if (frame.HasDictionaryId)
+                        {
+                            bytesConsumed = reader.TokenStartIndex;
+                            bytesWritten = written;
+                            return Lz4DecodeStatus.DictionaryRequired;
+                        }
+                        frameStart = written;
+                        hashContent = verify && frame.HasContentChecksum;
+                        if (hashContent)
+                            XXH32.Reset(ref contentHash);
+                        break;
+
+                    case Lz4FrameTokenType.FrameEnd:
+                        CheckFrameEnd(ref reader, written - frameStart, hashContent, ref contentHash);
+                        break;
+                }
+            }
+
+            bytesConsumed = reader.BytesConsumed;
+            bytesWritten = written;
+            return Lz4DecodeStatus.Done;
+        }
+
+        /// <summary>
+        /// Decodes every frame of <paramref name="source"/> into <paramref name="destination"/>, in the manner of
+        /// <c>BrotliDecoder.TryDecompress</c>.
+        /// </summary>
+        /// <param name="source">One or more LZ4 frames.</param>
+        /// <param name="destination">Where the decoded content goes.</param>
+        /// <param name="bytesWritten">Decoded bytes written; 0 when the method returns <see langword="false"/>.</param>
+        /// <param name="options">Checksum verification; the default verifies.</param>
+        /// <returns><see langword="false"/> when the content does not fit in <paramref name="destination"/>.</returns>
+        /// <exception cref="System.IO.InvalidDataException">The input is malformed, truncated or fails a checksum.</exception>
+        /// <exception cref="NotSupportedException">A frame needs a dictionary (its header has a dictionary ID).</exception>
+        public static bool TryDecode(
+            ReadOnlySpan<byte> source,
+            Span<byte> destination,
+            out int bytesWritten,
+            Lz4FrameDecoderOptions options = default)
+        {
+            switch (Decode(source, destination, out int consumed, out bytesWritten, options))
+            {
+                case Lz4DecodeStatus.Done:
+                    return true;
+                case Lz4DecodeStatus.DestinationTooSmall:
+                    bytesWritten = 0;
+                    return false;
+                default:
+                    throw DictionaryNotSupported(source, consumed);
+            }
+        }
+
+        internal static NotSupportedException DictionaryNotSupported(ReadOnlySpan<byte> source, int frameOffset)
+        {
+            uint? id = Lz4FrameDescriptor.Read(source, frameOffset).DictionaryId;
+            return new NotSupportedException(
+                $"The LZ4 frame at byte offset {frameOffset} was compressed against dictionary ID 0x{id:X8}; decoding it needs that dictionary, and none can be supplied here.");
+        }
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        private static int DecodeBlock(ref Lz4FrameReader reader, Span<byte> destination, int frameStart, int written)
+        {
+            ReadOnlySpan<byte> data = reader.BlockData;
+            int remaining = destination.Length - written;
+            if (reader.BlockIsUncompressed)
+            {
+                if (data.Length > remaining)
+                    return -1;
+                data.CopyTo(destination.Slice(written));
+                return data.Length;
+            }
+
+            // Decoding into at most one block maximum makes K4os itself reject a block that decodes past it.
+            Span<byte> target = destination.Slice(written, Math.Min(remaining, reader.Frame.BlockMaximumSize));
+            int prefix = reader.Frame.IsLinked ? Math.Min(written - frameStart, Lz4FrameConstants.WindowSize) : 0;
+
+            // A dictionary that ends where the target starts takes K4os's in-place prefix path: no window copy.
+            int decoded = prefix == 0
+                ? LZ4Codec.Decode(data, target)
+                : LZ4Codec.Decode(data, target, destination.Slice(written - prefix, prefix));
+            return decoded > 0 ? decoded : DecodeFailed(ref reader, destination, written, prefix);
+        }
+
+        /// <summary>
+        /// Tells apart why K4os refused a block: an empty block (K4os reports 0 bytes as failure), a valid block that
+        /// does not fit in what is left of the destination, or a corrupt block.
+        /// </summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static int DecodeFailed(ref Lz4FrameReader reader, Span<byte> destination, int written, int prefix)
+        {
+            ReadOnlySpan<byte> data = reader.BlockData;
+            if (data.Length == 1 && data[0] == 0)
+                return 0;
+
+            int blockMaximum = reader.Frame.BlockMaximumSize;
+            int remaining = destination.Length - written;
+            if (remaining < blockMaximum)
+            {
+                byte[] scratch = ArrayPool<byte>.Shared.Rent(blockMaximum);
+                try
+                {
+                    int decoded = LZ4Codec.Decode(data, scratch.AsSpan(0, blockMaximum), destination.Slice(written - prefix, prefix));
+                    if (decoded > remaining)
+                        return -1;
+                }
+                finally
+                {
+                    ArrayPool<byte>.Shared.Return(scratch);
+                }
+            }
+
+            string context = prefix > 0 ? $" (linked to the previous {prefix} bytes)" : "";
+            throw Lz4FrameErrors.At(
+                reader.TokenStartIndex,
+                $"block {reader.BlockIndex} of {data.Length} compressed bytes{context} is corrupt: it is not a valid LZ4 block decoding to at most the frame's {blockMaximum}-byte block maximum");
+        }
+
+        private static void CheckFrameEnd(ref Lz4FrameReader reader, int produced, bool hashContent, ref XXH32.State contentHash)
+        {
+            Lz4FrameDescriptor frame = reader.Frame;
+            if (frame.ContentSize is ulong size && size != 0 && size != (ulong)produced)
+            {
+                throw Lz4FrameErrors.At(
+                    reader.FrameStartIndex + 6,
+                    $"the frame header declares a content size of {size} bytes but its blocks decode to {produced} bytes");
+            }
+            if (hashContent)
+            {
+                uint actual = XXH32.Digest(in contentHash);
+                uint expected = reader.ContentChecksum.GetValueOrDefault();
+                if (actual != expected)
+                {
+                    throw Lz4FrameErrors.At(
+                        reader.TokenStartIndex + Lz4FrameConstants.EndMarkLength,
+                        $"content checksum is 0x{expected:X8} but the {produced} decoded bytes hash to 0x{actual:X8}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,113 @@
+using System;
+using System.Buffers.Binary;
+using K4os.Compression.LZ4;
+using K4os.Hash.xxHash;
+
+namespace ArrowLz4Fast.Frames
+{
+    /// <summary>
+    /// Writes one LZ4 frame with independent blocks straight into a caller's span: every block is compressed by K4os
+    /// <see cref="LZ4Codec.Encode(ReadOnlySpan{byte}, Span{byte}, LZ4Level)"/> in its final place, and a block that
+    /// would not shrink is stored uncompressed (the high bit of its size field), as the format requires.
+    /// No intermediate buffer, no managed allocation.
+    /// </summary>
+    public static class Lz4FrameEncoder
+    {
+        private const byte FlagVersion01 = 0x40;
+        private const byte FlagBlockIndependence = 0x20;
+        private const byte FlagBlockChecksum = 0x10;
+        private const byte FlagContentChecksum = 0x04;
+
+        /// <summary>The frame length for <paramref name="sourceLength"/> bytes if no block shrinks: a destination this large always suffices.</summary>
+        /// <param name="sourceLength">Bytes to encode.</param>
+        /// <param name="options">Frame settings.</param>
+        /// <returns>The worst-case frame length.</returns>
+        public static long GetMaxEncodedLength(int sourceLength, Lz4FrameEncoderOptions options = default)
+        {
+            if (sourceLength < 0) throw new ArgumentOutOfRangeException(nameof(sourceLength));
+            long blocks = (sourceLength + (long)options.BlockSize - 1) / options.BlockSize;
+            long perBlock = Lz4FrameConstants.BlockHeaderLength + (options.BlockChecksum ? Lz4FrameConstants.ChecksumLength : 0);
+            return Lz4FrameConstants.MinimumHeaderLength + sourceLength + blocks * perBlock
+                + Lz4FrameConstants.EndMarkLength + (options.ContentChecksum ? Lz4FrameConstants.ChecksumLength : 0);
+        }
+
+        /// <summary>Encodes <paramref name="source"/> as one LZ4 frame into <paramref name="destination"/>.</summary>
+        /// <param name="source">The content.</param>
+        /// <param name="destination">Where the frame goes.</param>
+        /// <param name="bytesWritten">Length of the frame; 0 when the method returns <see langword="false"/>.</param>
+        /// <param name="options">Frame settings.</param>
+        /// <returns>
+        /// <see langword="false"/> when the frame does not fit in <paramref name="destination"/> (the contents of
+        /// <paramref name="destination"/> are then unspecified, but nothing is written outside it).
+        /// </returns>
+        public static bool TryEncode(ReadOnlySpan<byte> source, Span<byte> destination, out int bytesWritten, Lz4FrameEncoderOptions options = default)
+        {
+            bytesWritten = 0;
+            int headerLength = Lz4FrameConstants.MinimumHeaderLength;
+            if (destination.Length < headerLength)
+                return false;
+
+            byte flags = (byte)(FlagVersion01 | FlagBlockIndependence
+                | (options.BlockChecksum ? FlagBlockChecksum : 0)
+                | (options.ContentChecksum ? FlagContentChecksum : 0));
+            BinaryPrimitives.WriteUInt32LittleEndian(destination, Lz4FrameConstants.FrameMagic);
+            destination[4] = flags;
+            destination[5] = (byte)(options.BlockSizeId << 4);
+            destination[6] = (byte)(XXH32.DigestOf(destination.Slice(4, 2)) >> 8);
+
+            var level = (LZ4Level)options.Level;
+            int blockSize = options.BlockSize;
+            int checksumLength = options.BlockChecksum ? Lz4FrameConstants.ChecksumLength : 0;
+            int position = headerLength;
+            XXH32.State contentHash = default;
+            if (options.ContentChecksum)
+                XXH32.Reset(ref contentHash);
+            for (int offset = 0; offset < source.Length; offset += blockSize)
+            {
+                ReadOnlySpan<byte> block = source.Slice(offset, Math.Min(blockSize, source.Length - offset));
+                // Hashing block by block reads each block while it is still in cache from compressing it.
+                if (options.ContentChecksum)
+                    XXH32.Update(ref contentHash, block);
+                int room = destination.Length - position - Lz4FrameConstants.BlockHeaderLength - checksumLength;
+                if (room <= 0)
+                    return false;
+
+                Span<byte> data = destination.Slice(position + Lz4FrameConstants.BlockHeaderLength);
+                // Capping the output below the block's own length makes K4os give up as soon as it cannot shrink it.
+                int limit = Math.Min(room, block.Length - 1);
+                int stored = limit > 0 ? LZ4Codec.Encode(block, data.Slice(0, limit), level) : -1;
+                uint sizeField;
+                if (stored > 0)
+                {
+                    sizeField = (uint)stored;
+                }
+                else
+                {
+                    if (block.Length > room)
+                        return false;
+                    block.CopyTo(data);
+                    stored = block.Length;
+                    sizeField = (uint)stored | Lz4FrameConstants.UncompressedBlockFlag;
+                }
+
+                BinaryPrimitives.WriteUInt32LittleEndian(destination.Slice(position), sizeField);
+                position += Lz4FrameConstants.BlockHeaderLength + stored;
+                if (checksumLength != 0)
+                {
+                    BinaryPrimitives.WriteUInt32LittleEndian(destination.Slice(position), XXH32.DigestOf(data.Slice(0, stored)));
+                    position += checksumLength;
+                }
+            }
+
+            int footerLength = Lz4FrameConstants.EndMarkLength + (options.ContentChecksum ? Lz4FrameConstants.ChecksumLength : 0);
+            if (destination.Length - position < footerLength)
+                return false;
+            BinaryPrimitives.WriteUInt32LittleEndian(destination.Slice(position), 0);
+            if (options.ContentChecksum)
+                BinaryPrimitives.WriteUInt32LittleEndian(destination.Slice(position + Lz4FrameConstants.EndMarkLength), XXH32.Digest(in contentHash));
+
+            bytesWritten = position + footerLength;
+            return true;
+        }
+    }
+}

@@ -1,0 +1,199 @@
+using System;
+using System.Buffers.Binary;
+using K4os.Hash.xxHash;
+
+namespace ArrowLz4Fast.Frames
+{
+    /// <summary>
+    /// Walks the structure of LZ4 frames in a span — headers, blocks, end marks, skippable frames — without
+    /// decoding block contents, in the manner of <c>Utf8JsonReader</c>. Every structural defect (truncation, a bad
+    /// magic number, header or reserved bits, a block larger than the frame's maximum or than the input, a block
+    /// checksum mismatch, bytes after the last frame) is an <see cref="System.IO.InvalidDataException"/> that names
+    /// the byte offset. Decoding and the content checks live in <see cref="Lz4FrameDecoder"/>.
+    /// </summary>
+    public ref struct Lz4FrameReader
+    {
+        private readonly ReadOnlySpan<byte> _source;
+        private readonly bool _verifyBlockChecksums;
+        private ReadOnlySpan<byte> _data;
+        private Lz4FrameDescriptor _frame;
+        private int _position;
+        private int _tokenStart;
+        private int _frameStart;
+        private int _blockIndex;
+        private int _frameCount;
+        private uint _contentChecksum;
+        private bool _blockIsUncompressed;
+        private Lz4FrameTokenType _tokenType;
+
+        /// <summary>Starts a reader at the beginning of <paramref name="source"/>.</summary>
+        /// <param name="source">One or more concatenated LZ4 frames, possibly with skippable frames between them.</param>
+        /// <param name="verifyBlockChecksums">Check each block's checksum when the frame has them (on by default).</param>
+        public Lz4FrameReader(ReadOnlySpan<byte> source, bool verifyBlockChecksums = true)
+        {
+            _source = source;
+            _verifyBlockChecksums = verifyBlockChecksums;
+            _data = default;
+            _frame = default;
+            _position = 0;
+            _tokenStart = 0;
+            _frameStart = 0;
+            _blockIndex = -1;
+            _frameCount = 0;
+            _contentChecksum = 0;
+            _blockIsUncompressed = false;
+            _tokenType = Lz4FrameTokenType.None;
+        }
+
+        /// <summary>The kind of the token last read.</summary>
+        public readonly Lz4FrameTokenType TokenType => _tokenType;
+
+        /// <summary>Byte offset in the input where the last token starts (a block's size field, a frame's magic number).</summary>
+        public readonly int TokenStartIndex => _tokenStart;
+
+        /// <summary>Byte offset just past the last token: how much of the input has been consumed.</summary>
+        public readonly int BytesConsumed => _position;
+
+        /// <summary>The header of the current frame; valid from its <see cref="Lz4FrameTokenType.FrameHeader"/> token on.</summary>
+        public readonly Lz4FrameDescriptor Frame => _frame;
+
+        /// <summary>Byte offset of the current frame's magic number.</summary>
+        public readonly int FrameStartIndex => _frameStart;
+
+        /// <summary>How many LZ4 frames (not counting skippable ones) have been started.</summary>
+        public readonly int FrameCount => _frameCount;
+
+        /// <summary>Zero-based index of the current block within its frame.</summary>
+        public readonly int BlockIndex => _blockIndex;
+
+        /// <summary>The stored bytes of the current block: LZ4-compressed unless <see cref="BlockIsUncompressed"/>.</summary>
+        public readonly ReadOnlySpan<byte> BlockData => _tokenType == Lz4FrameTokenType.Block ? _data : default;
+
+        /// <summary>The current block was stored as is (the high bit of its size field is set).</summary>
+        public readonly bool BlockIsUncompressed => _blockIsUncompressed;
+
+        /// <summary>The user data of the current skippable frame.</summary>
+        public readonly ReadOnlySpan<byte> SkippableData => _tokenType == Lz4FrameTokenType.SkippableFrame ? _data : default;
+
+        /// <summary>The content checksum stored after the end mark, when the frame has one.</summary>
+        public readonly uint? ContentChecksum =>
+            _tokenType == Lz4FrameTokenType.FrameEnd && _frame.HasContentChecksum ? _contentChecksum : null;
+
+        /// <summary>Advances to the next token.</summary>
+        /// <returns><see langword="false"/> once the input is fully consumed after a complete frame.</returns>
+        /// <exception cref="System.IO.InvalidDataException">The input is truncated or malformed at the reported offset.</exception>
+        public bool Read()
+        {
+            return _tokenType switch
+            {
+                Lz4FrameTokenType.FrameHeader or Lz4FrameTokenType.Block => ReadBlockOrEnd(),
+                _ => ReadFrameStart(),
+            };
+        }
+
+        private bool ReadFrameStart()
+        {
+            int available = _source.Length - _position;
+            if (available == 0)
+            {
+                if (_position == 0)
+                    throw Lz4FrameErrors.At(0, "input is empty: an LZ4 frame starts with a 4-byte magic number");
+                return false;
+            }
+
+            _tokenStart = _position;
+            if (available < 4)
+            {
+                throw _tokenType == Lz4FrameTokenType.None
+                    ? Lz4FrameErrors.Truncated(_position, "the magic number", 4, available)
+                    : Lz4FrameErrors.At(_position, $"{available} unexpected byte(s) after the last frame (too short for another frame)");
+            }
+
+            uint magic = BinaryPrimitives.ReadUInt32LittleEndian(_source.Slice(_position));
+            if ((magic & 0xFFFFFFF0) == Lz4FrameConstants.SkippableMagicBase)
+                return ReadSkippable(available);
+
+            if (magic != Lz4FrameConstants.FrameMagic)
+            {
+                if (magic == Lz4FrameConstants.LegacyMagic)
+                    throw Lz4FrameErrors.At(_position, "magic number 0x184C2102 marks the legacy LZ4 format, which is not an LZ4 frame");
+                throw _tokenType == Lz4FrameTokenType.None
+                    ? Lz4FrameErrors.At(_position, $"not an LZ4 frame: magic number is 0x{magic:X8}, expected 0x184D2204")
+                    : Lz4FrameErrors.At(_position, $"{available} unexpected byte(s) after the last frame (0x{magic:X8} is not a frame magic number)");
+            }
+
+            _frame = Lz4FrameDescriptor.Read(_source, _position);
+            _frameStart = _position;
+            _position += _frame.HeaderLength;
+            _blockIndex = -1;
+            _frameCount++;
+            _tokenType = Lz4FrameTokenType.FrameHeader;
+            return true;
+        }
+
+        private bool ReadSkippable(int available)
+        {
+            if (available < 8)
+                throw Lz4FrameErrors.Truncated(_position, "the skippable frame header", 8, available);
+            uint size = BinaryPrimitives.ReadUInt32LittleEndian(_source.Slice(_position + 4));
+            if (size > (uint)(available - 8))
+                throw Lz4FrameErrors.Truncated(_position, $"a skippable frame of {size} byte(s) of user data", (int)Math.Min(size + 8L, int.MaxValue), available);
+            _data = _source.Slice(_position + 8, (int)size);
+            _position += 8 + (int)size;
+            _tokenType = Lz4FrameTokenType.SkippableFrame;
+            return true;
+        }
+
+        private bool ReadBlockOrEnd()
+        {
+            _tokenStart = _position;
+            int available = _source.Length - _position;
+            if (available < Lz4FrameConstants.BlockHeaderLength)
+                throw Lz4FrameErrors.Truncated(_position, $"the size field of block {_blockIndex + 1} (or the end mark)", 4, available);
+
+            uint field = BinaryPrimitives.ReadUInt32LittleEndian(_source.Slice(_position));
+            if (field == 0)
+                return ReadEnd(available);
+
+            int blockIndex = _blockIndex + 1;
+            bool uncompressed = (field & Lz4FrameConstants.UncompressedBlockFlag) != 0;
+            uint size = field & ~Lz4FrameConstants.UncompressedBlockFlag;
+            if (size > (uint)_frame.BlockMaximumSize)
+                throw Lz4FrameErrors.At(_position, $"block {blockIndex} declares {size} {(uncompressed ? "uncompressed" : "compressed")} bytes, more than the frame's {_frame.BlockMaximumSize}-byte block maximum");
+
+            int checksumLength = _frame.HasBlockChecksum ? Lz4FrameConstants.ChecksumLength : 0;
+            int needed = Lz4FrameConstants.BlockHeaderLength + (int)size + checksumLength;
+            if (available < needed)
+                throw Lz4FrameErrors.Truncated(_position, $"block {blockIndex}", needed, available);
+
+            _data = _source.Slice(_position + Lz4FrameConstants.BlockHeaderLength, (int)size);
+            if (checksumLength != 0 && _verifyBlockChecksums)
+            {
+                int checksumOffset = _position + Lz4FrameConstants.BlockHeaderLength + (int)size;
+                uint expected = BinaryPrimitives.ReadUInt32LittleEndian(_source.Slice(checksumOffset));
+                uint actual = XXH32.DigestOf(_data);
+                if (expected != actual)
+                    throw Lz4FrameErrors.At(checksumOffset, $"block {blockIndex} checksum is 0x{expected:X8} but its {size} stored bytes hash to 0x{actual:X8}");
+            }
+
+            _blockIsUncompressed = uncompressed;
+            _blockIndex = blockIndex;
+            _position += needed;
+            _tokenType = Lz4FrameTokenType.Block;
+            return true;
+        }
+
+        private bool ReadEnd(int available)
+        {
+            int needed = Lz4FrameConstants.EndMarkLength + (_frame.HasContentChecksum ? Lz4FrameConstants.ChecksumLength : 0);
+            if (available < needed)
+                throw Lz4FrameErrors.Truncated(_position, "the end mark and content checksum", needed, available);
+            if (_frame.HasContentChecksum)
+                _contentChecksum = BinaryPrimitives.ReadUInt32LittleEndian(_source.Slice(_position + Lz4FrameConstants.EndMarkLength));
+            _data = default;
+            _position += needed;
+            _tokenType = Lz4FrameTokenType.FrameEnd;
+            return true;
+        }
+    }
+}
