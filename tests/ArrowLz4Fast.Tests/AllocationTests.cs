@@ -1,0 +1,57 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using ArrowLz4Fast.Frames;
+using ArrowLz4Fast.Tests.Support;
+using Xunit;
+
+namespace ArrowLz4Fast.Tests
+{
+    [Collection(SerialTests.Name)]
+    public class AllocationTests
+    {
+        [Fact]
+        public void The_direct_path_allocates_nothing_per_decompress()
+        {
+            List<(byte[] Frame, int Length, string Sha256)> buffers = CorpusBuffers.AllProfiles();
+            Assert.Contains(buffers, b => CorpusBuffers.IsLinkedMultiBlock(b.Frame));
+            byte[][] destinations = buffers.Select(b => new byte[b.Length]).ToArray();
+            using var codec = new Lz4FastCodec();
+            for (int i = 0; i < buffers.Count; i++)
+                codec.Decompress(buffers[i].Frame, destinations[i]);
+
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            for (int round = 0; round < 20; round++)
+            {
+                for (int i = 0; i < buffers.Count; i++)
+                    codec.Decompress(buffers[i].Frame, destinations[i]);
+            }
+            long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+
+            Assert.Equal(0, allocated);
+            for (int i = 0; i < buffers.Count; i++)
+                Assert.Equal(buffers[i].Sha256, Hex.Sha256(destinations[i]));
+        }
+
+        [Theory]
+        [InlineData(0)]
+        [InlineData(9)]
+        public void The_writer_allocates_nothing_per_frame(int level)
+        {
+            byte[] payload = TestData.Mixed(3_000_000, 21);
+            var frame = new byte[payload.Length];
+            var options = new Lz4FrameEncoderOptions(level: level, contentChecksum: true, blockChecksum: true);
+            using var codec = new Lz4FastCodec(compressionLevel: level);
+            Assert.True(Lz4FrameEncoder.TryEncode(payload, frame, out _, options));
+            Assert.True(codec.TryCompress(payload, frame, out _));
+
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            for (int round = 0; round < 3; round++)
+            {
+                Assert.True(Lz4FrameEncoder.TryEncode(payload, frame, out _, options));
+                Assert.True(codec.TryCompress(payload, frame, out _));
+            }
+            Assert.Equal(0, GC.GetAllocatedBytesForCurrentThread() - before);
+        }
+    }
+}

@@ -1,0 +1,68 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics.Metrics;
+using System.IO;
+using ArrowLz4Fast.Tests.Support;
+using Xunit;
+
+namespace ArrowLz4Fast.Tests
+{
+    [Collection(SerialTests.Name)]
+    public class MetricsTests
+    {
+        [Fact]
+        public void Direct_fallback_and_byte_counters_report_what_happened()
+        {
+            List<(byte[] Frame, int Length, string Sha256)> buffers = CorpusBuffers.Of("ipc/pyarrow/strings.arrows");
+            var totals = new Dictionary<string, long>();
+            using var listener = new MeterListener();
+            listener.InstrumentPublished = (instrument, l) =>
+            {
+                if (instrument.Meter.Name == ArrowLz4FastMetrics.MeterName)
+                    l.EnableMeasurementEvents(instrument);
+            };
+            listener.SetMeasurementEventCallback<long>((instrument, value, tags, _) =>
+            {
+                string key = instrument.Name;
+                foreach (KeyValuePair<string, object?> tag in tags)
+                    key += $"|{tag.Key}={tag.Value}";
+                totals[key] = totals.GetValueOrDefault(key) + value;
+            });
+            listener.Start();
+
+            using var codec = new Lz4FastCodec();
+            long bytes = 0;
+            foreach ((byte[] frame, int length, _) in buffers)
+                bytes += codec.Decompress(frame, new byte[length]);
+            Assert.Throws<NotSupportedException>(() => codec.Decompress(File.ReadAllBytes(Corpus.Committed("malformed/dict_id_present.lz4")), new byte[1 << 20]));
+
+            Assert.Equal(buffers.Count, totals.GetValueOrDefault(ArrowLz4FastMetrics.DirectDecompressCounterName));
+            Assert.Equal(bytes, totals.GetValueOrDefault($"{ArrowLz4FastMetrics.DecompressedBytesCounterName}|path=direct"));
+            Assert.Equal(1, totals.GetValueOrDefault($"{ArrowLz4FastMetrics.FallbackDecompressCounterName}|reason=dictionary_id"));
+        }
+
+        [Fact]
+        public void The_writer_counts_frames_and_buffers_left_raw()
+        {
+            var totals = new Dictionary<string, long>();
+            using var listener = new MeterListener();
+            listener.InstrumentPublished = (instrument, l) =>
+            {
+                if (instrument.Meter.Name == ArrowLz4FastMetrics.MeterName)
+                    l.EnableMeasurementEvents(instrument);
+            };
+            listener.SetMeasurementEventCallback<long>((instrument, value, _, _) => totals[instrument.Name] = totals.GetValueOrDefault(instrument.Name) + value);
+            listener.Start();
+
+            using var codec = new Lz4FastCodec();
+            byte[] compressible = new byte[100_000];
+            byte[] noise = new byte[100_000];
+            new Random(5).NextBytes(noise);
+            Assert.True(codec.TryCompress(compressible, new byte[compressible.Length], out _));
+            Assert.False(codec.TryCompress(noise, new byte[noise.Length], out _));
+
+            Assert.Equal(1, totals.GetValueOrDefault(ArrowLz4FastMetrics.CompressCounterName));
+            Assert.Equal(1, totals.GetValueOrDefault(ArrowLz4FastMetrics.CompressDeclinedCounterName));
+        }
+    }
+}

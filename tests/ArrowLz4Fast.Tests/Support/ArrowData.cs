@@ -1,0 +1,96 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using Apache.Arrow;
+using Apache.Arrow.Ipc;
+using Xunit;
+
+namespace ArrowLz4Fast.Tests.Support
+{
+    internal static class ArrowData
+    {
+        /// <summary>Reads every record batch of an IPC stream (.arrows) or file (.arrow).</summary>
+        public static List<RecordBatch> ReadAll(string path, ICompressionCodecFactory factory) =>
+            ReadAll(File.ReadAllBytes(path), path.EndsWith(".arrow", StringComparison.Ordinal), factory);
+
+        public static List<RecordBatch> ReadAll(byte[] bytes, bool fileFormat, ICompressionCodecFactory factory)
+        {
+            var batches = new List<RecordBatch>();
+            using var stream = new MemoryStream(bytes, writable: false);
+            using ArrowStreamReader reader = fileFormat
+                ? new ArrowFileReader(stream, factory)
+                : new ArrowStreamReader(stream, factory);
+            while (reader.ReadNextRecordBatch() is RecordBatch batch)
+                batches.Add(batch);
+            return batches;
+        }
+
+        /// <summary>Asserts two batch lists hold the same values: same types, lengths, null counts and buffer bytes, recursively.</summary>
+        public static void AssertSame(IReadOnlyList<RecordBatch> expected, IReadOnlyList<RecordBatch> actual)
+        {
+            Assert.Equal(expected.Count, actual.Count);
+            for (int b = 0; b < expected.Count; b++)
+            {
+                Assert.Equal(expected[b].Length, actual[b].Length);
+                Assert.Equal(expected[b].ColumnCount, actual[b].ColumnCount);
+                for (int c = 0; c < expected[b].ColumnCount; c++)
+                    AssertSame(expected[b].Column(c).Data, actual[b].Column(c).Data, $"batch {b} column {c}");
+            }
+        }
+
+        /// <summary>
+        /// Asserts batches hold the same values, element by element, for tables that went through a writer: buffers may
+        /// differ in padding and capacity, values may not.
+        /// </summary>
+        public static void AssertSameValues(IReadOnlyList<RecordBatch> expected, IReadOnlyList<RecordBatch> actual)
+        {
+            Assert.Equal(expected.Count, actual.Count);
+            for (int b = 0; b < expected.Count; b++)
+            {
+                Assert.Equal(expected[b].Length, actual[b].Length);
+                Assert.Equal(expected[b].ColumnCount, actual[b].ColumnCount);
+                for (int c = 0; c < expected[b].ColumnCount; c++)
+                {
+                    IArrowArray e = expected[b].Column(c), a = actual[b].Column(c);
+                    Assert.Equal(e.Data.DataType.TypeId, a.Data.DataType.TypeId);
+                    Assert.Equal(e.NullCount, a.NullCount);
+                    for (int i = 0; i < e.Length; i++)
+                    {
+                        Assert.True(e.IsNull(i) == a.IsNull(i), $"batch {b} column {c} row {i}: null flag differs");
+                        if (!e.IsNull(i))
+                            Assert.True(Value(e, i) == Value(a, i), $"batch {b} column {c} row {i}: {Value(a, i)}, expected {Value(e, i)}");
+                    }
+                }
+            }
+        }
+
+        private static string Value(IArrowArray array, int index) => array switch
+        {
+            Int32Array x => x.GetValue(index)!.Value.ToString(System.Globalization.CultureInfo.InvariantCulture),
+            Int64Array x => x.GetValue(index)!.Value.ToString(System.Globalization.CultureInfo.InvariantCulture),
+            DoubleArray x => x.GetValue(index)!.Value.ToString("R", System.Globalization.CultureInfo.InvariantCulture),
+            StringArray x => x.GetString(index),
+            BinaryArray x => Convert.ToHexString(x.GetBytes(index)),
+            _ => throw new NotSupportedException(array.GetType().Name),
+        };
+
+        private static void AssertSame(ArrayData expected, ArrayData actual, string where)
+        {
+            Assert.Equal(expected.DataType.TypeId, actual.DataType.TypeId);
+            Assert.True(expected.Length == actual.Length, $"{where}: length {actual.Length}, expected {expected.Length}");
+            Assert.True(expected.NullCount == actual.NullCount, $"{where}: null count {actual.NullCount}, expected {expected.NullCount}");
+            Assert.Equal(expected.Offset, actual.Offset);
+            Assert.Equal(expected.Buffers.Length, actual.Buffers.Length);
+            for (int i = 0; i < expected.Buffers.Length; i++)
+            {
+                Assert.True(expected.Buffers[i].Span.SequenceEqual(actual.Buffers[i].Span), $"{where}: buffer {i} differs");
+            }
+            Assert.Equal(expected.Children?.Length ?? 0, actual.Children?.Length ?? 0);
+            for (int i = 0; i < (expected.Children?.Length ?? 0); i++)
+                AssertSame(expected.Children![i], actual.Children![i], $"{where} child {i}");
+            Assert.Equal(expected.Dictionary is null, actual.Dictionary is null);
+            if (expected.Dictionary is not null)
+                AssertSame(expected.Dictionary, actual.Dictionary!, $"{where} dictionary");
+        }
+    }
+}

@@ -1,0 +1,207 @@
+using System;
+using System.Buffers.Binary;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.IO;
+using ArrowLz4Fast.Frames;
+using ArrowLz4Fast.Tests.Support;
+using K4os.Compression.LZ4;
+using K4os.Compression.LZ4.Streams;
+using K4os.Hash.xxHash;
+using Xunit;
+
+namespace ArrowLz4Fast.Tests
+{
+    /// <summary>Frames written by <see cref="Lz4FrameEncoder"/>: readable by K4os, by our decoder and by the reference lz4 CLI, and laid out per spec.</summary>
+    public class WriterTests
+    {
+        private static readonly int[] BlockSizes = { 64 * 1024, 256 * 1024, 1024 * 1024, 4 * 1024 * 1024 };
+
+        public static IEnumerable<object[]> Cases()
+        {
+            foreach (int blockSize in BlockSizes)
+            foreach (string shape in new[] { "empty", "one", "block-1", "block", "block+1", "mixed5m", "random1m" })
+            foreach ((bool content, bool block) in new[] { (false, false), (true, false), (true, true) })
+                yield return new object[] { blockSize, shape, content, block };
+        }
+
+        private static byte[] Payload(string shape, int blockSize) => shape switch
+        {
+            "empty" => Array.Empty<byte>(),
+            "one" => new byte[] { 0x41 },
+            "block-1" => TestData.Mixed(blockSize - 1, blockSize),
+            "block" => TestData.Mixed(blockSize, blockSize),
+            "block+1" => TestData.Mixed(blockSize + 1, blockSize),
+            "mixed5m" => TestData.Mixed(5 << 20, 5),
+            _ => Random(1 << 20),
+        };
+
+        private static byte[] Random(int length)
+        {
+            var data = new byte[length];
+            new Random(length).NextBytes(data);
+            return data;
+        }
+
+        [Theory]
+        [MemberData(nameof(Cases))]
+        public void Written_frames_decode_with_K4os_with_ours_and_with_the_reference_lz4_cli(int blockSize, string shape, bool contentChecksum, bool blockChecksum)
+        {
+            byte[] payload = Payload(shape, blockSize);
+            var options = new Lz4FrameEncoderOptions(blockSize, 0, contentChecksum, blockChecksum);
+            var destination = new GuardedBuffer(checked((int)Lz4FrameEncoder.GetMaxEncodedLength(payload.Length, options)));
+
+            Assert.True(Lz4FrameEncoder.TryEncode(payload, destination.Span, out int written, options));
+            destination.AssertGuardsIntact();
+            byte[] frame = destination.Span.Slice(0, written).ToArray();
+
+            AssertFollowsSpec(frame, payload, options);
+
+            var k4os = new byte[payload.Length];
+            using (var decoder = LZ4Frame.Decode(frame.AsMemory()))
+                Assert.Equal(payload.Length, decoder.ReadManyBytes(k4os));
+            Assert.Equal(payload, k4os);
+
+            var ours = new byte[payload.Length];
+            Assert.True(Lz4FrameDecoder.TryDecode(frame, ours, out int decoded));
+            Assert.Equal(payload.Length, decoded);
+            Assert.Equal(payload, ours);
+
+            Assert.Equal(payload, ReferenceCli.Decompress(frame));
+        }
+
+        [Fact]
+        public void A_frame_that_would_not_be_smaller_is_refused_so_Arrow_stores_the_buffer_raw()
+        {
+            byte[] noise = Random(300_000);
+            var destination = new GuardedBuffer(noise.Length);
+            using var codec = new Lz4FastCodec();
+
+            Assert.False(codec.TryCompress(noise, destination.Memory, out int written));
+
+            Assert.Equal(0, written);
+            destination.AssertGuardsIntact();
+        }
+
+        [Fact]
+        public void Incompressible_blocks_are_stored_uncompressed_with_the_high_bit()
+        {
+            byte[] payload = [.. new byte[70_000], .. Random(70_000)];
+            var options = new Lz4FrameEncoderOptions(64 * 1024);
+            var frame = new byte[Lz4FrameEncoder.GetMaxEncodedLength(payload.Length, options)];
+            Assert.True(Lz4FrameEncoder.TryEncode(payload, frame, out int written, options));
+
+            var reader = new Lz4FrameReader(frame.AsSpan(0, written));
+            var stored = new List<bool>();
+            while (reader.Read())
+            {
+                if (reader.TokenType == Lz4FrameTokenType.Block)
+                    stored.Add(reader.BlockIsUncompressed);
+            }
+            Assert.Equal(new[] { false, false, true }, stored);
+        }
+
+        [Fact]
+        public void Too_small_a_destination_returns_false_and_writes_nothing_outside_it()
+        {
+            byte[] payload = TestData.Mixed(500_000, 3);
+            for (int size = 0; size < 64; size++)
+            {
+                var destination = new GuardedBuffer(size);
+                Assert.False(Lz4FrameEncoder.TryEncode(payload, destination.Span, out int written));
+                Assert.Equal(0, written);
+                destination.AssertGuardsIntact();
+            }
+        }
+
+        [Theory]
+        [InlineData(0)]
+        [InlineData(1)]
+        [InlineData(3)]
+        [InlineData(9)]
+        [InlineData(12)]
+        public void Every_compression_level_writes_frames_the_official_reader_decodes(int level)
+        {
+            byte[] payload = TestData.Mixed(400_000, level);
+            using var codec = new Lz4FastCodec(compressionLevel: level);
+            var frame = new byte[payload.Length];
+            Assert.True(codec.TryCompress(payload, frame, out int written));
+
+            var output = new byte[payload.Length];
+            using (var decoder = LZ4Frame.Decode(frame.AsMemory(0, written)))
+                Assert.Equal(payload.Length, decoder.ReadManyBytes(output));
+            Assert.Equal(payload, output);
+        }
+
+        /// <summary>Parses the frame independently of the library's reader: header, checksums, block sizes, end mark.</summary>
+        private static void AssertFollowsSpec(byte[] frame, byte[] payload, Lz4FrameEncoderOptions options)
+        {
+            Assert.Equal(0x184D2204u, BinaryPrimitives.ReadUInt32LittleEndian(frame));
+            byte flg = frame[4], bd = frame[5];
+            Assert.Equal(0x40, flg & 0xC0);                       // version 01
+            Assert.Equal(0x20, flg & 0x20);                       // independent blocks
+            Assert.Equal(options.BlockChecksum, (flg & 0x10) != 0);
+            Assert.Equal(0, flg & 0x08);                          // no content size
+            Assert.Equal(options.ContentChecksum, (flg & 0x04) != 0);
+            Assert.Equal(0, flg & 0x03);                          // reserved, no dictionary
+            Assert.Equal(0, bd & 0x8F);
+            int blockMax = 1 << (8 + 2 * ((bd >> 4) & 7));
+            Assert.Equal(options.BlockSize, blockMax);
+            Assert.Equal((byte)(XXH32.DigestOf(frame.AsSpan(4, 2)) >> 8), frame[6]);
+
+            int position = 7, content = 0;
+            while (true)
+            {
+                uint field = BinaryPrimitives.ReadUInt32LittleEndian(frame.AsSpan(position));
+                position += 4;
+                if (field == 0)
+                    break;
+                int size = (int)(field & 0x7FFFFFFF);
+                bool raw = (field & 0x80000000) != 0;
+                Assert.InRange(size, 1, blockMax);
+                int blockContent = raw ? size : LZ4Codec.Decode(frame.AsSpan(position, size), new byte[blockMax]);
+                Assert.True(blockContent > 0);
+                Assert.True(raw || size < blockContent, "a compressed block must be smaller than its content");
+                if (options.BlockChecksum)
+                {
+                    Assert.Equal(XXH32.DigestOf(frame.AsSpan(position, size)), BinaryPrimitives.ReadUInt32LittleEndian(frame.AsSpan(position + size)));
+                    position += 4;
+                }
+                position += size;
+                content += blockContent;
+            }
+            if (options.ContentChecksum)
+            {
+                Assert.Equal(XXH32.DigestOf(payload), BinaryPrimitives.ReadUInt32LittleEndian(frame.AsSpan(position)));
+                position += 4;
+            }
+            Assert.Equal(frame.Length, position);
+            Assert.Equal(payload.Length, content);
+        }
+    }
+
+    /// <summary>The reference lz4 command-line tool (Debian package lz4; .ci/run installs it).</summary>
+    internal static class ReferenceCli
+    {
+        public static byte[] Decompress(byte[] frame)
+        {
+            var start = new ProcessStartInfo("lz4", "-d -c -q")
+            {
+                RedirectStandardInput = true,
+                RedirectStandardOutput = true,
+                RedirectStandardError = true,
+                UseShellExecute = false,
+            };
+            using Process process = Process.Start(start) ?? throw new InvalidOperationException("could not start lz4");
+            var output = new MemoryStream();
+            var copy = process.StandardOutput.BaseStream.CopyToAsync(output);
+            var errors = process.StandardError.ReadToEndAsync();
+            process.StandardInput.BaseStream.Write(frame);
+            process.StandardInput.Close();
+            copy.Wait();
+            process.WaitForExit();
+            Assert.True(process.ExitCode == 0, $"lz4 -d failed ({process.ExitCode}): {errors.Result}");
+            return output.ToArray();
+        }
+    }
+}
