@@ -13,7 +13,7 @@ namespace ArrowLz4Fast.Tests
     /// <summary>Apache.Arrow's writers and readers with the factory on one or both ends.</summary>
     public class RoundTripTests
     {
-        private static byte[] Write(IReadOnlyList<RecordBatch> batches, ICompressionCodecFactory factory, bool fileFormat, int? level = null)
+        internal static byte[] Write(IReadOnlyList<RecordBatch> batches, ICompressionCodecFactory factory, bool fileFormat, int? level = null)
         {
             using var stream = new MemoryStream();
             var options = new IpcOptions { CompressionCodec = CompressionCodecType.Lz4Frame, CompressionCodecFactory = factory, CompressionLevel = level };
