@@ -32,6 +32,20 @@ namespace ArrowLz4Fast.Frames
 
         internal const uint UncompressedBlockFlag = 0x80000000;
 
+        // FLG byte: version (bits 7-6, must be 01), block independence, block checksum, content size,
+        // content checksum, reserved (bit 1), dictionary ID.
+        internal const byte FlagVersionMask = 0xC0;
+        internal const byte FlagVersion01 = 0x40;
+        internal const byte FlagBlockIndependence = 0x20;
+        internal const byte FlagBlockChecksum = 0x10;
+        internal const byte FlagContentSize = 0x08;
+        internal const byte FlagContentChecksum = 0x04;
+        internal const byte FlagReserved = 0x02;
+        internal const byte FlagDictionaryId = 0x01;
+
+        // BD byte: reserved bit 7 and bits 3-0 around the block size ID.
+        internal const byte BdReservedMask = 0x8F;
+
         /// <summary>The block maximum (uncompressed bytes) for a block-size ID of 4 to 7.</summary>
         /// <param name="blockSizeId">The BD byte's block maximum size field.</param>
         /// <returns>65536, 262144, 1048576 or 4194304; 0 for an ID the format does not define.</returns>

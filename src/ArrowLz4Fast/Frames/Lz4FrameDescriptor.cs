@@ -7,16 +7,6 @@ namespace ArrowLz4Fast.Frames
     /// <summary>The parsed header of one LZ4 frame (magic number through header checksum).</summary>
     public readonly struct Lz4FrameDescriptor
     {
-        private const int FlagDictionaryId = 0x01;
-        private const int FlagReserved = 0x02;
-        private const int FlagContentChecksum = 0x04;
-        private const int FlagContentSize = 0x08;
-        private const int FlagBlockChecksum = 0x10;
-        private const int FlagBlockIndependence = 0x20;
-        private const int VersionMask = 0xC0;
-        private const int Version01 = 0x40;
-        private const int BdReservedMask = 0x8F;
-
         private readonly ulong _contentSize;
         private readonly uint _dictionaryId;
         private readonly byte _flags;
@@ -32,22 +22,22 @@ namespace ArrowLz4Fast.Frames
         }
 
         /// <summary>Blocks may copy from the previous 64 KiB of the frame's output (the block independence flag is clear).</summary>
-        public bool IsLinked => (_flags & FlagBlockIndependence) == 0;
+        public bool IsLinked => (_flags & Lz4FrameConstants.FlagBlockIndependence) == 0;
 
         /// <summary>Every block is followed by the xxHash32 of its stored bytes.</summary>
-        public bool HasBlockChecksum => (_flags & FlagBlockChecksum) != 0;
+        public bool HasBlockChecksum => (_flags & Lz4FrameConstants.FlagBlockChecksum) != 0;
 
         /// <summary>The end mark is followed by the xxHash32 of the frame's decoded content.</summary>
-        public bool HasContentChecksum => (_flags & FlagContentChecksum) != 0;
+        public bool HasContentChecksum => (_flags & Lz4FrameConstants.FlagContentChecksum) != 0;
 
         /// <summary>The header carries the decoded length of the frame.</summary>
-        public bool HasContentSize => (_flags & FlagContentSize) != 0;
+        public bool HasContentSize => (_flags & Lz4FrameConstants.FlagContentSize) != 0;
 
         /// <summary>The decoded length of the frame, when the header carries it; otherwise <see langword="null"/>.</summary>
         public ulong? ContentSize => HasContentSize ? _contentSize : null;
 
         /// <summary>The header names a dictionary the blocks were compressed against.</summary>
-        public bool HasDictionaryId => (_flags & FlagDictionaryId) != 0;
+        public bool HasDictionaryId => (_flags & Lz4FrameConstants.FlagDictionaryId) != 0;
 
         /// <summary>The dictionary ID, when the header carries one; otherwise <see langword="null"/>.</summary>
         public uint? DictionaryId => HasDictionaryId ? _dictionaryId : null;
@@ -83,32 +73,32 @@ namespace ArrowLz4Fast.Frames
 
             byte flg = header[4];
             byte bd = header[5];
-            if ((flg & VersionMask) != Version01)
+            if ((flg & Lz4FrameConstants.FlagVersionMask) != Lz4FrameConstants.FlagVersion01)
                 throw Lz4FrameErrors.At(offset + 4, $"frame version bits are {Convert.ToString(flg >> 6, 2).PadLeft(2, '0')} in FLG 0x{flg:X2}; only version 01 is defined");
-            if ((flg & FlagReserved) != 0)
+            if ((flg & Lz4FrameConstants.FlagReserved) != 0)
                 throw Lz4FrameErrors.At(offset + 4, $"reserved bit 1 of FLG 0x{flg:X2} is set");
-            if ((bd & BdReservedMask) != 0)
+            if ((bd & Lz4FrameConstants.BdReservedMask) != 0)
                 throw Lz4FrameErrors.At(offset + 5, $"reserved bits of BD 0x{bd:X2} are set");
             int blockSizeId = (bd >> 4) & 0x07;
             if (blockSizeId < 4)
                 throw Lz4FrameErrors.At(offset + 5, $"block maximum size ID {blockSizeId} in BD 0x{bd:X2} is undefined (must be 4 to 7)");
 
             int descriptorLength = 2
-                + ((flg & FlagContentSize) != 0 ? 8 : 0)
-                + ((flg & FlagDictionaryId) != 0 ? 4 : 0);
+                + ((flg & Lz4FrameConstants.FlagContentSize) != 0 ? 8 : 0)
+                + ((flg & Lz4FrameConstants.FlagDictionaryId) != 0 ? 4 : 0);
             int headerLength = 4 + descriptorLength + 1;
             if (available < headerLength)
                 throw Lz4FrameErrors.Truncated(offset, "the frame header", headerLength, available);
 
             int cursor = 6;
             ulong contentSize = 0;
-            if ((flg & FlagContentSize) != 0)
+            if ((flg & Lz4FrameConstants.FlagContentSize) != 0)
             {
                 contentSize = BinaryPrimitives.ReadUInt64LittleEndian(header.Slice(cursor));
                 cursor += 8;
             }
             uint dictionaryId = 0;
-            if ((flg & FlagDictionaryId) != 0)
+            if ((flg & Lz4FrameConstants.FlagDictionaryId) != 0)
             {
                 dictionaryId = BinaryPrimitives.ReadUInt32LittleEndian(header.Slice(cursor));
                 cursor += 4;

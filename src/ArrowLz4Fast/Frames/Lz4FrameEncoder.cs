@@ -13,11 +13,6 @@ namespace ArrowLz4Fast.Frames
     /// </summary>
     public static class Lz4FrameEncoder
     {
-        private const byte FlagVersion01 = 0x40;
-        private const byte FlagBlockIndependence = 0x20;
-        private const byte FlagBlockChecksum = 0x10;
-        private const byte FlagContentChecksum = 0x04;
-
         /// <summary>The frame length for <paramref name="sourceLength"/> bytes if no block shrinks: a destination this large always suffices.</summary>
         /// <param name="sourceLength">Bytes to encode.</param>
         /// <param name="options">Frame settings.</param>
@@ -47,9 +42,9 @@ namespace ArrowLz4Fast.Frames
             if (destination.Length < headerLength)
                 return false;
 
-            byte flags = (byte)(FlagVersion01 | FlagBlockIndependence
-                | (options.BlockChecksum ? FlagBlockChecksum : 0)
-                | (options.ContentChecksum ? FlagContentChecksum : 0));
+            byte flags = (byte)(Lz4FrameConstants.FlagVersion01 | Lz4FrameConstants.FlagBlockIndependence
+                | (options.BlockChecksum ? Lz4FrameConstants.FlagBlockChecksum : 0)
+                | (options.ContentChecksum ? Lz4FrameConstants.FlagContentChecksum : 0));
             BinaryPrimitives.WriteUInt32LittleEndian(destination, Lz4FrameConstants.FrameMagic);
             destination[4] = flags;
             destination[5] = (byte)(options.BlockSizeId << 4);

@@ -26,23 +26,27 @@ namespace ArrowLz4Fast.Tests.Support
         }
 
         /// <summary>Asserts two batch lists hold the same values: same types, lengths, null counts and buffer bytes, recursively.</summary>
-        public static void AssertSame(IReadOnlyList<RecordBatch> expected, IReadOnlyList<RecordBatch> actual)
-        {
-            Assert.Equal(expected.Count, actual.Count);
-            for (int b = 0; b < expected.Count; b++)
-            {
-                Assert.Equal(expected[b].Length, actual[b].Length);
-                Assert.Equal(expected[b].ColumnCount, actual[b].ColumnCount);
-                for (int c = 0; c < expected[b].ColumnCount; c++)
-                    AssertSame(expected[b].Column(c).Data, actual[b].Column(c).Data, $"batch {b} column {c}");
-            }
-        }
+        public static void AssertSame(IReadOnlyList<RecordBatch> expected, IReadOnlyList<RecordBatch> actual) =>
+            ForEachColumn(expected, actual, (e, a, where) => AssertSame(e.Data, a.Data, where));
 
         /// <summary>
         /// Asserts batches hold the same values, element by element, for tables that went through a writer: buffers may
         /// differ in padding and capacity, values may not.
         /// </summary>
-        public static void AssertSameValues(IReadOnlyList<RecordBatch> expected, IReadOnlyList<RecordBatch> actual)
+        public static void AssertSameValues(IReadOnlyList<RecordBatch> expected, IReadOnlyList<RecordBatch> actual) =>
+            ForEachColumn(expected, actual, (e, a, where) =>
+            {
+                Assert.Equal(e.Data.DataType.TypeId, a.Data.DataType.TypeId);
+                Assert.Equal(e.NullCount, a.NullCount);
+                for (int i = 0; i < e.Length; i++)
+                {
+                    Assert.True(e.IsNull(i) == a.IsNull(i), $"{where} row {i}: null flag differs");
+                    if (!e.IsNull(i))
+                        Assert.True(Value(e, i) == Value(a, i), $"{where} row {i}: {Value(a, i)}, expected {Value(e, i)}");
+                }
+            });
+
+        private static void ForEachColumn(IReadOnlyList<RecordBatch> expected, IReadOnlyList<RecordBatch> actual, Action<IArrowArray, IArrowArray, string> assert)
         {
             Assert.Equal(expected.Count, actual.Count);
             for (int b = 0; b < expected.Count; b++)
@@ -50,17 +54,7 @@ namespace ArrowLz4Fast.Tests.Support
                 Assert.Equal(expected[b].Length, actual[b].Length);
                 Assert.Equal(expected[b].ColumnCount, actual[b].ColumnCount);
                 for (int c = 0; c < expected[b].ColumnCount; c++)
-                {
-                    IArrowArray e = expected[b].Column(c), a = actual[b].Column(c);
-                    Assert.Equal(e.Data.DataType.TypeId, a.Data.DataType.TypeId);
-                    Assert.Equal(e.NullCount, a.NullCount);
-                    for (int i = 0; i < e.Length; i++)
-                    {
-                        Assert.True(e.IsNull(i) == a.IsNull(i), $"batch {b} column {c} row {i}: null flag differs");
-                        if (!e.IsNull(i))
-                            Assert.True(Value(e, i) == Value(a, i), $"batch {b} column {c} row {i}: {Value(a, i)}, expected {Value(e, i)}");
-                    }
-                }
+                    assert(expected[b].Column(c), actual[b].Column(c), $"batch {b} column {c}");
             }
         }
 
