@@ -1,0 +1,84 @@
+using System.Collections.Generic;
+using System.IO;
+using Apache.Arrow;
+using Apache.Arrow.Compression;
+using Apache.Arrow.Ipc;
+using ArrowLz4Fast.Benchmarks.Harness;
+using BenchmarkDotNet.Attributes;
+using BenchmarkDotNet.Configs;
+
+namespace ArrowLz4Fast.Benchmarks
+{
+    /// <summary>
+    /// End to end: ArrowStreamReader reads whole IPC streams, from memory and through a stream that returns
+    /// 1-16 KiB per Read, with the official codec factory and with ArrowLz4Fast's. Every batch is disposed, as a
+    /// consumer that processes and drops batches would.
+    /// </summary>
+    [MemoryDiagnoser]
+    [GroupBenchmarksBy(BenchmarkLogicalGroupRule.ByCategory)]
+    [CategoriesColumn]
+    public class ReplayBenchmarks
+    {
+        private readonly ICompressionCodecFactory _official = new CompressionCodecFactory();
+        private readonly ICompressionCodecFactory _fast = new Lz4FastCodecFactory();
+        private IReadOnlyList<(string Name, byte[] Bytes)> _streams = null!;
+        private ChunkedReadStream[] _chunked = null!;
+
+        [ParamsSource(nameof(ProducerNames))]
+        public string Producer { get; set; } = ProducerStreams.Pyarrow;
+
+        public static string[] ProducerNames => ProducerStreams.WithSharedNumeric();
+
+        [GlobalSetup]
+        public void Setup()
+        {
+            _streams = ProducerStreams.Load(Producer);
+            _chunked = new ChunkedReadStream[_streams.Count];
+            for (int i = 0; i < _streams.Count; i++)
+                _chunked[i] = new ChunkedReadStream(_streams[i].Bytes);
+        }
+
+        [Benchmark(Baseline = true), BenchmarkCategory("memory")]
+        public long Memory_Official() => ReadAllFromMemory(_official);
+
+        [Benchmark, BenchmarkCategory("memory")]
+        public long Memory_ArrowLz4Fast() => ReadAllFromMemory(_fast);
+
+        [Benchmark(Baseline = true), BenchmarkCategory("chunked")]
+        public long Chunked_Official() => ReadAllChunked(_official);
+
+        [Benchmark, BenchmarkCategory("chunked")]
+        public long Chunked_ArrowLz4Fast() => ReadAllChunked(_fast);
+
+        private long ReadAllFromMemory(ICompressionCodecFactory factory)
+        {
+            long rows = 0;
+            foreach ((string _, byte[] bytes) in _streams)
+                rows += ReadAll(new MemoryStream(bytes, writable: false), factory);
+            return rows;
+        }
+
+        private long ReadAllChunked(ICompressionCodecFactory factory)
+        {
+            long rows = 0;
+            foreach (ChunkedReadStream stream in _chunked)
+            {
+                stream.Rewind();
+                rows += ReadAll(stream, factory);
+            }
+            return rows;
+        }
+
+        internal static long ReadAll(Stream stream, ICompressionCodecFactory factory)
+        {
+            long rows = 0;
+            using var reader = new ArrowStreamReader(stream, factory, leaveOpen: true);
+            while (reader.ReadNextRecordBatch() is RecordBatch batch)
+            {
+                rows += batch.Length;
+                batch.Dispose();
+            }
+            return rows;
+        }
+    }
+}

@@ -1,0 +1,45 @@
+using System;
+using System.Diagnostics.Metrics;
+
+namespace ArrowLz4Fast.Replay
+{
+    /// <summary>Counts direct and fallback decompressions from ArrowLz4Fast's own metrics while it is listening.</summary>
+    internal sealed class PathCounter : IDisposable
+    {
+        private readonly MeterListener _listener = new();
+        private long _direct;
+        private long _fallback;
+
+        public PathCounter()
+        {
+            _listener.InstrumentPublished = (instrument, listener) =>
+            {
+                if (instrument.Meter.Name == ArrowLz4FastMetrics.MeterName
+                    && instrument.Name is ArrowLz4FastMetrics.DirectDecompressCounterName or ArrowLz4FastMetrics.FallbackDecompressCounterName)
+                {
+                    listener.EnableMeasurementEvents(instrument);
+                }
+            };
+            _listener.SetMeasurementEventCallback<long>((instrument, value, tags, state) =>
+            {
+                if (instrument.Name == ArrowLz4FastMetrics.DirectDecompressCounterName)
+                    _direct += value;
+                else
+                    _fallback += value;
+            });
+            _listener.Start();
+        }
+
+        public long Direct => _direct;
+
+        public long Fallback => _fallback;
+
+        public void Reset()
+        {
+            _direct = 0;
+            _fallback = 0;
+        }
+
+        public void Dispose() => _listener.Dispose();
+    }
+}
