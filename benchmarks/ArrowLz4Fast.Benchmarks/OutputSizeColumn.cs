@@ -45,7 +45,7 @@ namespace ArrowLz4Fast.Benchmarks
 
         public string Legend => _ratio
             ? "Uncompressed Arrow buffer bytes / written stream bytes"
-            : "Bytes of the written IPC stream";
+            : "Bytes written: the IPC stream (writer), or the length-prefixed buffers of the table (block sizes)";
 
         public bool IsDefault(Summary summary, BenchmarkCase benchmarkCase) => false;
 
@@ -59,7 +59,7 @@ namespace ArrowLz4Fast.Benchmarks
             object? blockSize = benchmarkCase.Parameters.Items.FirstOrDefault(p => p.Name == "BlockSize")?.Value;
             string key = blockSize is int size ? $"block:{size}" : $"method:{method}";
             long bytes = Sizes.GetOrAdd(key, _ => blockSize is int s
-                ? BlockSizeBenchmarks.Output(s).LongLength
+                ? BlockSizeBenchmarks.Output(s)
                 : WriterBenchmarks.Output(method).LongLength);
             return _ratio ? $"{(double)Uncompressed / bytes:0.00}x" : $"{bytes / 1048576.0:0.00} MiB";
         }

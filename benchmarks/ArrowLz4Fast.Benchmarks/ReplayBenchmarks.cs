@@ -3,6 +3,7 @@ using System.IO;
 using Apache.Arrow;
 using Apache.Arrow.Compression;
 using Apache.Arrow.Ipc;
+using Apache.Arrow.Memory;
 using ArrowLz4Fast.Benchmarks.Harness;
 using BenchmarkDotNet.Attributes;
 using BenchmarkDotNet.Configs;
@@ -12,7 +13,8 @@ namespace ArrowLz4Fast.Benchmarks
     /// <summary>
     /// End to end: ArrowStreamReader reads whole IPC streams, from memory and through a stream that returns
     /// 1-16 KiB per Read, with the official codec factory and with ArrowLz4Fast's. Every batch is disposed, as a
-    /// consumer that processes and drops batches would.
+    /// consumer that processes and drops batches would. Allocator "native" is Arrow's default (every buffer reported
+    /// to GC.AddMemoryPressure, so reads run induced gen-2 collections); "pooled" isolates the read from that.
     /// </summary>
     [MemoryDiagnoser]
     [GroupBenchmarksBy(BenchmarkLogicalGroupRule.ByCategory)]
@@ -27,12 +29,18 @@ namespace ArrowLz4Fast.Benchmarks
         [ParamsSource(nameof(ProducerNames))]
         public string Producer { get; set; } = ProducerStreams.Pyarrow;
 
-        public static string[] ProducerNames => ProducerStreams.WithSharedNumeric();
+        public static string[] ProducerNames => ProducerStreams.Producers;
+
+        [Params("native", "pooled")]
+        public string Allocator { get; set; } = "native";
+
+        private MemoryAllocator? _allocator;
 
         [GlobalSetup]
         public void Setup()
         {
             _streams = ProducerStreams.Load(Producer);
+            _allocator = Allocator == "pooled" ? new PooledMemoryAllocator() : null;
             _chunked = new ChunkedReadStream[_streams.Count];
             for (int i = 0; i < _streams.Count; i++)
                 _chunked[i] = new ChunkedReadStream(_streams[i].Bytes);
@@ -54,7 +62,7 @@ namespace ArrowLz4Fast.Benchmarks
         {
             long rows = 0;
             foreach ((string _, byte[] bytes) in _streams)
-                rows += ReadAll(new MemoryStream(bytes, writable: false), factory);
+                rows += ReadAll(new MemoryStream(bytes, writable: false), factory, _allocator);
             return rows;
         }
 
@@ -64,15 +72,15 @@ namespace ArrowLz4Fast.Benchmarks
             foreach (ChunkedReadStream stream in _chunked)
             {
                 stream.Rewind();
-                rows += ReadAll(stream, factory);
+                rows += ReadAll(stream, factory, _allocator);
             }
             return rows;
         }
 
-        internal static long ReadAll(Stream stream, ICompressionCodecFactory factory)
+        internal static long ReadAll(Stream stream, ICompressionCodecFactory factory, MemoryAllocator? allocator = null)
         {
             long rows = 0;
-            using var reader = new ArrowStreamReader(stream, factory, leaveOpen: true);
+            using var reader = new ArrowStreamReader(stream, allocator ?? MemoryAllocator.Default.Value, factory, leaveOpen: true);
             while (reader.ReadNextRecordBatch() is RecordBatch batch)
             {
                 rows += batch.Length;

@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.IO;
 using Apache.Arrow;
 using Apache.Arrow.Ipc;
+using Apache.Arrow.Memory;
 using Apache.Arrow.Types;
 
 namespace ArrowLz4Fast.Benchmarks.Harness
@@ -92,7 +93,8 @@ namespace ArrowLz4Fast.Benchmarks.Harness
             return stream.ToArray();
         }
 
-        public static void WriteStream(IReadOnlyList<RecordBatch> batches, ICompressionCodecFactory factory, Stream stream, int? level = null)
+        public static void WriteStream(
+            IReadOnlyList<RecordBatch> batches, ICompressionCodecFactory factory, Stream stream, int? level = null, MemoryAllocator? allocator = null)
         {
             var options = new IpcOptions
             {
@@ -100,7 +102,7 @@ namespace ArrowLz4Fast.Benchmarks.Harness
                 CompressionCodecFactory = factory,
                 CompressionLevel = level,
             };
-            using var writer = new ArrowStreamWriter(stream, batches[0].Schema, leaveOpen: true, options);
+            using var writer = new ArrowStreamWriter(stream, batches[0].Schema, leaveOpen: true, options, allocator);
             foreach (RecordBatch batch in batches)
                 writer.WriteRecordBatch(batch);
             writer.WriteEnd();
