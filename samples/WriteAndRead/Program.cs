@@ -75,22 +75,15 @@ if (failures != 0)
 Console.WriteLine($"Every value read back equals the value written ({3 * BatchCount * RowsPerBatch * schema.FieldsList.Count:N0} values compared).");
 return 0;
 
-byte[] WriteStream(IpcOptions options)
-{
-    using var output = new MemoryStream();
-    using (var writer = new ArrowStreamWriter(output, schema, leaveOpen: true, options))
-    {
-        foreach (RecordBatch batch in batches)
-            writer.WriteRecordBatch(batch);
-        writer.WriteEnd();
-    }
-    return output.ToArray();
-}
+byte[] WriteStream(IpcOptions options) => Write(output => new ArrowStreamWriter(output, schema, leaveOpen: true, options));
 
-byte[] WriteFile(IpcOptions options)
+byte[] WriteFile(IpcOptions options) => Write(output => new ArrowFileWriter(output, schema, leaveOpen: true, options));
+
+// ArrowFileWriter is an ArrowStreamWriter that adds the file's magic and footer in WriteEnd.
+byte[] Write(Func<Stream, ArrowStreamWriter> createWriter)
 {
     using var output = new MemoryStream();
-    using (var writer = new ArrowFileWriter(output, schema, leaveOpen: true, options))
+    using (ArrowStreamWriter writer = createWriter(output))
     {
         foreach (RecordBatch batch in batches)
             writer.WriteRecordBatch(batch);
