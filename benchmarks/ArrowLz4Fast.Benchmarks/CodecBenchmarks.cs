@@ -10,7 +10,9 @@ namespace ArrowLz4Fast.Benchmarks
     /// <summary>
     /// Codec level: every Decompress call a real read of one producer's streams makes, replayed into Arrow-sized
     /// destinations. Official = Apache.Arrow.Compression's codec; Ceiling = K4os block decodes of pre-located blocks
-    /// plus the checksums the frames carry, the work no frame decoder can avoid.
+    /// plus the checksums the frames carry, the work no frame decoder can avoid; Ceiling_ClearFirst and
+    /// Ceiling_Prescan = the ceiling made independent of the destination's old bytes in the two ways the project
+    /// did not adopt (it ports liblz4's block decoder instead).
     /// </summary>
     [MemoryDiagnoser]
     public class CodecBenchmarks
@@ -20,6 +22,8 @@ namespace ArrowLz4Fast.Benchmarks
         private ICompressionCodec _fast = null!;
         private ICompressionCodec _fastUnverified = null!;
         private CeilingDecoder _ceiling = null!;
+        private CeilingDecoder _clearThenK4os = null!;
+        private CeilingDecoder _prescanThenK4os = null!;
 
         [ParamsSource(nameof(ProducerNames))]
         public string Producer { get; set; } = ProducerStreams.Pyarrow;
@@ -34,6 +38,8 @@ namespace ArrowLz4Fast.Benchmarks
             _fast = new Lz4FastCodecFactory().CreateCodec(CompressionCodecType.Lz4Frame);
             _fastUnverified = new Lz4FastCodecFactory(new Lz4FastOptions { VerifyChecksums = false }).CreateCodec(CompressionCodecType.Lz4Frame);
             _ceiling = new CeilingDecoder(_inputs.Frames);
+            _clearThenK4os = new CeilingDecoder(_inputs.Frames, CeilingDecoder.OffsetZeroGuard.ClearDestination);
+            _prescanThenK4os = new CeilingDecoder(_inputs.Frames, CeilingDecoder.OffsetZeroGuard.PrescanOffsets);
             Console.WriteLine($"// {Producer}: {ProducerStreams.Describe(Producer)}");
             Console.WriteLine($"// {Producer}: {_inputs.Profile()}");
         }
@@ -50,6 +56,14 @@ namespace ArrowLz4Fast.Benchmarks
 
         [Benchmark]
         public long Ceiling() => _ceiling.Decode(_inputs.Frames, _inputs.Destinations);
+
+        /// <summary>Candidate design for offset 0 (not adopted): clear the destination, then the ceiling's K4os decode.</summary>
+        [Benchmark]
+        public long Ceiling_ClearFirst() => _clearThenK4os.Decode(_inputs.Frames, _inputs.Destinations);
+
+        /// <summary>Candidate design for offset 0 (not adopted): scan every block's sequences for offset 0, then the ceiling's K4os decode.</summary>
+        [Benchmark]
+        public long Ceiling_Prescan() => _prescanThenK4os.Decode(_inputs.Frames, _inputs.Destinations);
 
         private long Run(ICompressionCodec codec)
         {

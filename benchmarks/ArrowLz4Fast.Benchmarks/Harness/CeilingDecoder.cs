@@ -14,10 +14,29 @@ namespace ArrowLz4Fast.Benchmarks.Harness
     public sealed class CeilingDecoder
     {
         private readonly Plan[] _plans;
+        private readonly OffsetZeroGuard _guard;
 
-        public CeilingDecoder(byte[][] frames)
+        public CeilingDecoder(byte[][] frames, OffsetZeroGuard guard = OffsetZeroGuard.None)
         {
             _plans = Array.ConvertAll(frames, Locate);
+            _guard = guard;
+        }
+
+        /// <summary>
+        /// Ways to keep K4os's output independent of the destination's old bytes (a match with offset 0 copies bytes
+        /// it never wrote), measured against the decoder the project adopted instead. See README, "Decoding exactly
+        /// as liblz4".
+        /// </summary>
+        public enum OffsetZeroGuard
+        {
+            /// <summary>K4os as is: the ceiling.</summary>
+            None,
+
+            /// <summary>Clear the destination before decoding, so stale bytes are zeros (what liblz4 writes).</summary>
+            ClearDestination,
+
+            /// <summary>Walk every block's sequences first and reject offset 0 before decoding.</summary>
+            PrescanOffsets,
         }
 
         public long Decode(byte[][] frames, byte[][] destinations)
@@ -28,8 +47,10 @@ namespace ArrowLz4Fast.Benchmarks.Harness
             return total;
         }
 
-        private static int Decode(Plan plan, byte[] frame, byte[] destination)
+        private int Decode(Plan plan, byte[] frame, byte[] destination)
         {
+            if (_guard == OffsetZeroGuard.ClearDestination)
+                destination.AsSpan().Clear();
             uint check = 0;
             if (plan.HeaderChecksum)
                 check ^= XXH32.DigestOf(frame.AsSpan(4, plan.HeaderLength - 5));
@@ -45,6 +66,8 @@ namespace ArrowLz4Fast.Benchmarks.Harness
                     written += data.Length;
                     continue;
                 }
+                if (_guard == OffsetZeroGuard.PrescanOffsets && SequenceScan.HasOffsetZero(data))
+                    throw new InvalidOperationException("offset 0");
                 int prefix = plan.Linked ? Math.Min(written, 64 * 1024) : 0;
                 written += prefix == 0
                     ? LZ4Codec.Decode(data, destination.AsSpan(written))

@@ -16,10 +16,10 @@ namespace ArrowLz4Fast
         /// <summary>Counter of buffers decompressed by the direct decoder.</summary>
         public const string DirectDecompressCounterName = "arrowlz4fast.decompress.direct";
 
-        /// <summary>Counter of buffers handed to K4os's frame reader, tagged <see cref="ReasonTag"/>.</summary>
+        /// <summary>Counter of buffers the direct decoder declined (surfaced as <see cref="System.NotSupportedException"/>), tagged <see cref="ReasonTag"/>.</summary>
         public const string FallbackDecompressCounterName = "arrowlz4fast.decompress.fallback";
 
-        /// <summary>Counter of decompressed bytes, tagged <see cref="PathTag"/> (<c>direct</c> or <c>fallback</c>).</summary>
+        /// <summary>Counter of decompressed bytes, tagged <see cref="PathTag"/> (<c>direct</c>).</summary>
         public const string DecompressedBytesCounterName = "arrowlz4fast.decompress.bytes";
 
         /// <summary>Counter of buffers the writer compressed into an LZ4 frame.</summary>
@@ -39,7 +39,7 @@ namespace ArrowLz4Fast
 
         internal static readonly Meter Meter = new(MeterName);
         private static readonly Counter<long> s_direct = Meter.CreateCounter<long>(DirectDecompressCounterName, "{buffer}", "Buffers decompressed by the direct decoder");
-        private static readonly Counter<long> s_fallback = Meter.CreateCounter<long>(FallbackDecompressCounterName, "{buffer}", "Buffers decompressed by K4os LZ4Frame");
+        private static readonly Counter<long> s_fallback = Meter.CreateCounter<long>(FallbackDecompressCounterName, "{buffer}", "Buffers the direct decoder declined (dictionary frames)");
         private static readonly Counter<long> s_bytes = Meter.CreateCounter<long>(DecompressedBytesCounterName, "By", "Decompressed bytes");
         private static readonly Counter<long> s_compressed = Meter.CreateCounter<long>(CompressCounterName, "{buffer}", "Buffers written as LZ4 frames");
         private static readonly Counter<long> s_storedRaw = Meter.CreateCounter<long>(CompressDeclinedCounterName, "{buffer}", "Buffers left uncompressed because LZ4 did not shrink them");
@@ -56,12 +56,6 @@ namespace ArrowLz4Fast
         {
             if (s_fallback.Enabled)
                 s_fallback.Add(1, new KeyValuePair<string, object?>(ReasonTag, reason));
-        }
-
-        internal static void RecordFallbackBytes(int bytes)
-        {
-            if (s_bytes.Enabled)
-                s_bytes.Add(bytes, new KeyValuePair<string, object?>(PathTag, "fallback"));
         }
 
         internal static void RecordCompress(bool compressed)

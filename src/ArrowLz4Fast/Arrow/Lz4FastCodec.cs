@@ -13,9 +13,9 @@ namespace ArrowLz4Fast
     /// <remarks>
     /// <see cref="Decompress"/> requires the frame to decode to exactly the destination's length (Arrow's declared
     /// uncompressed length); anything else is an <see cref="InvalidDataException"/> naming the defect and its byte
-    /// offset in the frame. Frames that name a dictionary are the one thing the direct decoder declines: they go to
-    /// K4os <c>LZ4Frame.Decode</c>, which (as of K4os 1.3.8) cannot decode them either, so they surface as
-    /// <see cref="NotSupportedException"/>.
+    /// offset in the frame. Frames that name a dictionary are the one thing it declines, as
+    /// <see cref="NotSupportedException"/> (K4os <c>LZ4Frame.Decode</c> cannot decode them either), after checking
+    /// the structure of the whole input.
     /// </remarks>
     public sealed class Lz4FastCodec : ITryCompressionCodec
     {
@@ -70,7 +70,10 @@ namespace ArrowLz4Fast
                 case Lz4DecodeStatus.DestinationTooSmall:
                     throw Lz4FrameErrors.At(consumed, $"the LZ4 data decodes to more than the {output.Length} bytes the Arrow buffer declares ({written} decoded before this point)");
                 default:
-                    return Lz4Fallback.Decompress(source, destination, consumed, ArrowLz4FastMetrics.DictionaryIdReason);
+                    // No decoder here or in K4os can decode against a dictionary the caller cannot supply; the
+                    // rest of the input was still checked, so corrupt input is reported as such before this.
+                    ArrowLz4FastMetrics.RecordFallback(ArrowLz4FastMetrics.DictionaryIdReason);
+                    throw Lz4FrameDecoder.DictionaryNotSupported(input, consumed);
             }
         }
 

@@ -1,15 +1,16 @@
 using System;
 using System.Buffers;
+using System.IO;
 using System.Runtime.CompilerServices;
-using K4os.Compression.LZ4;
 using K4os.Hash.xxHash;
 
 namespace ArrowLz4Fast.Frames
 {
     /// <summary>
-    /// Decodes LZ4 frames straight into a caller's span: each block goes through K4os <see cref="LZ4Codec.Decode(ReadOnlySpan{byte}, Span{byte}, ReadOnlySpan{byte})"/>
-    /// into its final place, and linked blocks use the output already in the destination as their prefix dictionary,
-    /// so there is no intermediate buffer and no managed allocation.
+    /// Decodes LZ4 frames straight into a caller's span: each block is decoded in its final place by a port of
+    /// liblz4 1.9.4's block decoder, so blocks are accepted and decoded exactly as the reference does, and linked
+    /// blocks use the output already in the destination as their prefix dictionary: no intermediate buffer, no
+    /// managed allocation, and no output byte that depends on what the destination held before.
     /// </summary>
     /// <remarks>
     /// The input may hold several concatenated frames and skippable frames (skipped); it must end exactly after the
@@ -18,7 +19,9 @@ namespace ArrowLz4Fast.Frames
     /// and content checksums (unless <see cref="Lz4FrameDecoderOptions.SkipChecksums"/>), and the content size field
     /// when present and non-zero (liblz4 reads 0 as "unknown"). A malformed or truncated input throws
     /// <see cref="System.IO.InvalidDataException"/> naming the defect and its byte offset; nothing is ever written
-    /// outside the destination.
+    /// outside the destination. Bytes of the destination past <c>bytesWritten</c> may have been scribbled on.
+    /// A frame that names a dictionary stops decoding with <see cref="Lz4DecodeStatus.DictionaryRequired"/>, but
+    /// only after the structure of the rest of the input has been checked.
     /// </remarks>
     public static class Lz4FrameDecoder
     {
@@ -55,6 +58,8 @@ namespace ArrowLz4Fast.Frames
                         int decoded = DecodeBlock(ref reader, destination, frameStart, written);
                         if (decoded < 0)
                         {
+                            if (decoded != -1)
+                                throw CorruptBlock(ref reader, written, frameStart);
                             bytesConsumed = reader.TokenStartIndex;
                             bytesWritten = written;
                             return Lz4DecodeStatus.DestinationTooSmall;
@@ -68,7 +73,9 @@ namespace ArrowLz4Fast.Frames
                         Lz4FrameDescriptor frame = reader.Frame;
                         if (frame.HasDictionaryId)
                         {
-                            bytesConsumed = reader.TokenStartIndex;
+                            int dictionaryFrame = reader.TokenStartIndex;
+                            ValidateRest(ref reader);
+                            bytesConsumed = dictionaryFrame;
                             bytesWritten = written;
                             return Lz4DecodeStatus.DictionaryRequired;
                         }
@@ -125,6 +132,7 @@ namespace ArrowLz4Fast.Frames
                 $"The LZ4 frame at byte offset {frameOffset} was compressed against dictionary ID 0x{id:X8}; decoding it needs that dictionary, and none can be supplied here.");
         }
 
+        /// <summary>Decodes the current block at <paramref name="written"/>: its length, -1 when it does not fit, -2 when it is corrupt.</summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         private static int DecodeBlock(ref Lz4FrameReader reader, Span<byte> destination, int frameStart, int written)
         {
@@ -138,49 +146,65 @@ namespace ArrowLz4Fast.Frames
                 return data.Length;
             }
 
-            // Decoding into at most one block maximum makes K4os itself reject a block that decodes past it.
-            Span<byte> target = destination.Slice(written, Math.Min(remaining, reader.Frame.BlockMaximumSize));
+            // liblz4's frame decoder gives every block exactly the block maximum of output space; so do we whenever
+            // the destination has it. The window starts at the prefix: the previous output of a linked frame.
+            int blockMaximum = reader.Frame.BlockMaximumSize;
             int prefix = reader.Frame.IsLinked ? Math.Min(written - frameStart, Lz4FrameConstants.WindowSize) : 0;
-
-            // A dictionary that ends where the target starts takes K4os's in-place prefix path: no window copy.
-            int decoded = prefix == 0
-                ? LZ4Codec.Decode(data, target)
-                : LZ4Codec.Decode(data, target, destination.Slice(written - prefix, prefix));
-            return decoded > 0 ? decoded : DecodeFailed(ref reader, destination, written, prefix);
+            Span<byte> window = destination.Slice(written - prefix, prefix + Math.Min(remaining, blockMaximum));
+            int decoded = Lz4BlockDecoder.Decode(data, window, prefix);
+            if (decoded >= 0)
+                return decoded;
+            return remaining >= blockMaximum ? -2 : DecodeShort(ref reader, destination, written, prefix);
         }
 
         /// <summary>
-        /// Tells apart why K4os refused a block: an empty block (K4os reports 0 bytes as failure), a valid block that
-        /// does not fit in what is left of the destination, or a corrupt block.
+        /// A block refused in less than a block maximum of space (the last block of an exact-length destination):
+        /// decoded again with the full block maximum, as liblz4 would, it is either corrupt or does not fit, or it
+        /// fits after all, because the end-of-block rules it broke only apply near the end of the output space.
         /// </summary>
         [MethodImpl(MethodImplOptions.NoInlining)]
-        private static int DecodeFailed(ref Lz4FrameReader reader, Span<byte> destination, int written, int prefix)
+        private static int DecodeShort(ref Lz4FrameReader reader, Span<byte> destination, int written, int prefix)
         {
-            ReadOnlySpan<byte> data = reader.BlockData;
-            if (data.Length == 1 && data[0] == 0)
-                return 0;
-
             int blockMaximum = reader.Frame.BlockMaximumSize;
-            int remaining = destination.Length - written;
-            if (remaining < blockMaximum)
+            byte[] scratch = ArrayPool<byte>.Shared.Rent(prefix + blockMaximum);
+            try
             {
-                byte[] scratch = ArrayPool<byte>.Shared.Rent(blockMaximum);
-                try
-                {
-                    int decoded = LZ4Codec.Decode(data, scratch.AsSpan(0, blockMaximum), destination.Slice(written - prefix, prefix));
-                    if (decoded > remaining)
-                        return -1;
-                }
-                finally
-                {
-                    ArrayPool<byte>.Shared.Return(scratch);
-                }
+                destination.Slice(written - prefix, prefix).CopyTo(scratch);
+                int decoded = Lz4BlockDecoder.Decode(reader.BlockData, scratch.AsSpan(0, prefix + blockMaximum), prefix);
+                if (decoded < 0)
+                    return -2;
+                if (decoded > destination.Length - written)
+                    return -1;
+                scratch.AsSpan(prefix, decoded).CopyTo(destination.Slice(written));
+                return decoded;
             }
+            finally
+            {
+                ArrayPool<byte>.Shared.Return(scratch);
+            }
+        }
 
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static InvalidDataException CorruptBlock(ref Lz4FrameReader reader, int written, int frameStart)
+        {
+            int prefix = reader.Frame.IsLinked ? Math.Min(written - frameStart, Lz4FrameConstants.WindowSize) : 0;
             string context = prefix > 0 ? $" (linked to the previous {prefix} bytes)" : "";
-            throw Lz4FrameErrors.At(
+            return Lz4FrameErrors.At(
                 reader.TokenStartIndex,
-                $"block {reader.BlockIndex} of {data.Length} compressed bytes{context} is corrupt: it is not a valid LZ4 block decoding to at most the frame's {blockMaximum}-byte block maximum");
+                $"block {reader.BlockIndex} of {reader.BlockData.Length} compressed bytes{context} is corrupt: it is not a valid LZ4 block decoding to at most the frame's {reader.Frame.BlockMaximumSize}-byte block maximum");
+        }
+
+        /// <summary>
+        /// A frame that names a dictionary cannot be decoded, but the rest of the input can still be checked: its
+        /// structure (headers, block sizes, block checksums, trailing bytes) is walked so that corrupt input is
+        /// reported as corrupt, whatever frame comes first.
+        /// </summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static void ValidateRest(ref Lz4FrameReader reader)
+        {
+            while (reader.Read())
+            {
+            }
         }
 
         private static void CheckFrameEnd(ref Lz4FrameReader reader, int produced, bool hashContent, ref XXH32.State contentHash)
