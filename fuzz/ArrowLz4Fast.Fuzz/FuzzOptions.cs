@@ -1,0 +1,60 @@
+using System;
+using System.IO;
+
+namespace ArrowLz4Fast.Fuzz
+{
+    /// <summary>Command line: <c>[--seed S] [--count N] [--start I] [--index I] [--threads T] [--out DIR] [--examples K] [--no-minimize]</c>.</summary>
+    internal sealed class FuzzOptions
+    {
+        /// <summary>The seed CI runs: a fixed slice, so a red CI run names a mutant anyone can regenerate.</summary>
+        public const ulong DefaultSeed = 20261123;
+
+        public ulong Seed { get; private set; } = DefaultSeed;
+
+        public long Count { get; private set; } = 200_000;
+
+        public long Start { get; private set; }
+
+        public long? Index { get; private set; }
+
+        public int Threads { get; private set; } = Math.Max(1, Environment.ProcessorCount);
+
+        public string OutDir { get; private set; } = Path.Combine("artifacts", "fuzz-findings");
+
+        public int Examples { get; private set; } = 3;
+
+        public bool Minimize { get; private set; } = true;
+
+        public static FuzzOptions Parse(string[] args)
+        {
+            var options = new FuzzOptions();
+            for (int i = 0; i < args.Length; i++)
+            {
+                string value() => i + 1 < args.Length ? args[++i] : throw new ArgumentException($"{args[i]} needs a value");
+                switch (args[i])
+                {
+                    case "--seed": options.Seed = ulong.Parse(value()); break;
+                    case "--count": options.Count = long.Parse(value()); break;
+                    case "--start": options.Start = long.Parse(value()); break;
+                    case "--index": options.Index = long.Parse(value()); break;
+                    case "--threads": options.Threads = Math.Max(1, int.Parse(value())); break;
+                    case "--out": options.OutDir = value(); break;
+                    case "--examples": options.Examples = int.Parse(value()); break;
+                    case "--no-minimize": options.Minimize = false; break;
+                    default: throw new ArgumentException($"unknown option {args[i]}; see fuzz/README.md");
+                }
+            }
+            return options;
+        }
+
+        public static string RepositoryRoot()
+        {
+            for (var dir = new DirectoryInfo(AppContext.BaseDirectory); dir is not null; dir = dir.Parent)
+            {
+                if (File.Exists(Path.Combine(dir.FullName, "ArrowLz4Fast.sln")))
+                    return dir.FullName;
+            }
+            throw new InvalidOperationException("ArrowLz4Fast.sln not found above " + AppContext.BaseDirectory);
+        }
+    }
+}
