@@ -24,6 +24,7 @@ namespace ArrowLz4Fast.Benchmarks
         private CeilingDecoder _ceiling = null!;
         private CeilingDecoder _clearThenK4os = null!;
         private CeilingDecoder _prescanThenK4os = null!;
+        private CeilingDecoder _ported = null!;
 
         [ParamsSource(nameof(ProducerNames))]
         public string Producer { get; set; } = ProducerStreams.Pyarrow;
@@ -40,6 +41,7 @@ namespace ArrowLz4Fast.Benchmarks
             _ceiling = new CeilingDecoder(_inputs.Frames);
             _clearThenK4os = new CeilingDecoder(_inputs.Frames, CeilingDecoder.OffsetZeroGuard.ClearDestination);
             _prescanThenK4os = new CeilingDecoder(_inputs.Frames, CeilingDecoder.OffsetZeroGuard.PrescanOffsets);
+            _ported = new CeilingDecoder(_inputs.Frames, CeilingDecoder.OffsetZeroGuard.PortedDecoder);
             Console.WriteLine($"// {Producer}: {ProducerStreams.Describe(Producer)}");
             Console.WriteLine($"// {Producer}: {_inputs.Profile()}");
         }
@@ -56,6 +58,10 @@ namespace ArrowLz4Fast.Benchmarks
 
         [Benchmark]
         public long Ceiling() => _ceiling.Decode(_inputs.Frames, _inputs.Destinations);
+
+        /// <summary>The ceiling with the project's block decoder in place of K4os's: the block loop alone, no frame parsing.</summary>
+        [Benchmark]
+        public long Ceiling_PortedBlockDecoder() => _ported.Decode(_inputs.Frames, _inputs.Destinations);
 
         /// <summary>Candidate design for offset 0 (not adopted): clear the destination, then the ceiling's K4os decode.</summary>
         [Benchmark]

@@ -37,6 +37,9 @@ namespace ArrowLz4Fast.Benchmarks.Harness
 
             /// <summary>Walk every block's sequences first and reject offset 0 before decoding.</summary>
             PrescanOffsets,
+
+            /// <summary>The project's own block decoder (the liblz4 port) instead of K4os, over the same pre-located blocks.</summary>
+            PortedDecoder,
         }
 
         public long Decode(byte[][] frames, byte[][] destinations)
@@ -69,6 +72,11 @@ namespace ArrowLz4Fast.Benchmarks.Harness
                 if (_guard == OffsetZeroGuard.PrescanOffsets && SequenceScan.HasOffsetZero(data))
                     throw new InvalidOperationException("offset 0");
                 int prefix = plan.Linked ? Math.Min(written, 64 * 1024) : 0;
+                if (_guard == OffsetZeroGuard.PortedDecoder)
+                {
+                    written += ArrowLz4Fast.Frames.Lz4BlockDecoder.Decode(data, destination.AsSpan(written - prefix), prefix);
+                    continue;
+                }
                 written += prefix == 0
                     ? LZ4Codec.Decode(data, destination.AsSpan(written))
                     : LZ4Codec.Decode(data, destination.AsSpan(written), destination.AsSpan(written - prefix, prefix));
