@@ -114,6 +114,73 @@ namespace ArrowLz4Fast.Tests
         }
 
         [Fact]
+        public void The_codec_skips_zeroing_a_buffer_it_overwrites_and_zeroes_it_when_decoding_fails()
+        {
+            var allocator = new SlabMemoryAllocator(NoIdleTrim);
+            byte[] content = Enumerable.Range(0, 50_000).Select(i => (byte)(i * 7 % 13)).ToArray();
+            byte[] frame = new byte[Frames.Lz4FrameEncoder.GetMaxEncodedLength(content.Length)];
+            Assert.True(Frames.Lz4FrameEncoder.TryEncode(content, frame, out int frameLength));
+            using var codec = new Lz4FastCodec();
+
+            // Decoding writes every byte: the earlier owner's 0xFF is never cleared, only overwritten.
+            Dirty(allocator, content.Length);
+            IMemoryOwner<byte> decoded = allocator.Allocate(content.Length);
+            Assert.Equal(content.Length, codec.Decompress(frame.AsMemory(0, frameLength), decoded.Memory));
+            Assert.True(decoded.Memory.Span.SequenceEqual(content));
+            decoded.Dispose();
+
+            // A frame that fails half way leaves a zeroed buffer, not the decoded prefix next to stale bytes.
+            Dirty(allocator, content.Length);
+            IMemoryOwner<byte> failed = allocator.Allocate(content.Length);
+            Assert.Throws<System.IO.InvalidDataException>(() => codec.Decompress(frame.AsMemory(0, frameLength - 9), failed.Memory));
+            Assert.True(IsZero(failed.Memory.Span));
+            failed.Dispose();
+
+            // Part of a buffer is not the whole of it: the rest is zeroed as usual.
+            Dirty(allocator, content.Length + 100);
+            IMemoryOwner<byte> larger = allocator.Allocate(content.Length + 100);
+            codec.Decompress(frame.AsMemory(0, frameLength), larger.Memory.Slice(0, content.Length));
+            Assert.True(larger.Memory.Span.Slice(0, content.Length).SequenceEqual(content));
+            Assert.True(IsZero(larger.Memory.Span.Slice(content.Length)));
+            larger.Dispose();
+
+            static void Dirty(SlabMemoryAllocator allocator, int length)
+            {
+                using IMemoryOwner<byte> owner = allocator.Allocate(length);
+                owner.Memory.Span.Fill(0xFF);
+            }
+        }
+
+        [Fact]
+        public void Threads_reaching_a_new_buffer_at_once_all_see_it_zeroed_and_keep_what_they_write()
+        {
+            var allocator = new SlabMemoryAllocator(NoIdleTrim);
+            for (int round = 0; round < 200; round++)
+            {
+                using (IMemoryOwner<byte> dirty = allocator.Allocate(64 * 1024))
+                    dirty.Memory.Span.Fill(0xFF);
+                using IMemoryOwner<byte> owner = allocator.Allocate(64 * 1024);
+                Memory<byte> memory = owner.Memory; // does not reach the memory yet
+                using var start = new Barrier(2);
+                bool[] zero = new bool[2];
+                var threads = Enumerable.Range(0, 2).Select(t => new Thread(() =>
+                {
+                    start.SignalAndWait();
+                    Span<byte> span = memory.Span.Slice(t * 32 * 1024, 32 * 1024);
+                    zero[t] = IsZero(span);
+                    span.Fill((byte)(t + 1));
+                })).ToArray();
+                foreach (Thread thread in threads)
+                    thread.Start();
+                foreach (Thread thread in threads)
+                    thread.Join();
+                Assert.True(zero[0] && zero[1]);
+                Assert.Equal(32 * 1024, owner.Memory.Span.Slice(0, 32 * 1024).Count((byte)1));
+                Assert.Equal(32 * 1024, owner.Memory.Span.Slice(32 * 1024).Count((byte)2));
+            }
+        }
+
+        [Fact]
         public void Random_allocations_on_several_threads_never_share_memory_and_match_the_model()
         {
             const long cap = 8 << 20;

@@ -48,10 +48,11 @@ namespace ArrowLz4Fast.Memory
         internal static readonly int MaxSharedClass = SizeClasses.IndexOf(MaxSharedBlockSize);
 
         /// <summary>
-        /// A large request with its own class empty takes a free block up to this many classes larger (at most about 1.5
-        /// times its size) before a new slab is made: reuse of resident memory beats fresh pages from the OS.
+        /// A large request with its own class empty takes the smallest free block up to this many classes larger (up to
+        /// twice its size) before a new slab is made: reusing resident memory beats fresh pages from the OS, and batches
+        /// of varying sizes then share blocks instead of each size retaining its own.
         /// </summary>
-        private const int LargerClassesToTry = 2;
+        private const int LargerClassesToTry = 4;
 
         private readonly long _maxIdleBytes;
         private readonly int _idleTrimDelayMs;
@@ -145,7 +146,7 @@ namespace ArrowLz4Fast.Memory
         }
 
         /// <inheritdoc />
-        protected override unsafe IMemoryOwner<byte> AllocateInternal(int length, out int bytesAllocated)
+        protected override IMemoryOwner<byte> AllocateInternal(int length, out int bytesAllocated)
         {
             int classIndex = SizeClasses.IndexOf(length);
             int stripe = CurrentStripe();
@@ -161,15 +162,14 @@ namespace ArrowLz4Fast.Memory
             long blockSize = SizeClasses.SizeOf(blockClass);
             Interlocked.Add(ref _inUse[stripe].Value, blockSize);
             NoteActivity();
-            // Only the prefix an earlier owner may have written needs clearing: past it the block is still zero.
-            int dirty = Math.Min(block.Dirty, length);
-            if (_clearBuffers && dirty > 0)
-                new Span<byte>((void*)block.Address, dirty).Clear();
+            // Only the prefix an earlier owner may have written needs zeroing: past it the block is still zero. The
+            // owner zeroes it when the memory is first reached, unless a writer that overwrites it all says not to.
+            int clearLength = _clearBuffers ? Math.Min(block.Dirty, length) : 0;
 
             bytesAllocated = (int)Math.Min(blockSize, int.MaxValue);
             try
             {
-                return new SlabMemoryOwner(this, block, blockClass, length);
+                return new SlabMemoryOwner(this, block, blockClass, length, clearLength);
             }
             catch
             {

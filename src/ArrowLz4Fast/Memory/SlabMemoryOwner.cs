@@ -1,5 +1,6 @@
 using System;
 using System.Buffers;
+using System.Runtime.InteropServices;
 using System.Threading;
 
 namespace ArrowLz4Fast.Memory
@@ -10,6 +11,12 @@ namespace ArrowLz4Fast.Memory
     /// forgotten batch costs a GC cycle, not a leak. Owners are not pooled: a disposed owner stays disposed, so a stale
     /// reference to it can never reach memory that has since been handed to someone else.
     /// </summary>
+    /// <remarks>
+    /// A reused block is zeroed lazily: on the first <see cref="GetSpan"/> or <see cref="Pin"/>, the only ways to reach
+    /// the memory, so nobody ever sees an earlier buffer's bytes, and the clearing happens just before the memory is
+    /// written, while it comes into cache anyway. A writer that overwrites the whole buffer before anyone reads it
+    /// (ArrowLz4Fast's codec decoding into it) cancels the clearing with <see cref="TrySkipClear(Memory{byte})"/>.
+    /// </remarks>
     internal sealed unsafe class SlabMemoryOwner : MemoryManager<byte>
     {
         private readonly SlabMemoryAllocator _allocator;
@@ -18,11 +25,24 @@ namespace ArrowLz4Fast.Memory
         private readonly int _classIndex;
         private readonly int _generation;
         private readonly int _dirty;
+        private const int Clean = 0;
+        private const int ClearPending = 1;
+        private const int Clearing = 2;
+
+        private readonly int _clearLength;
         private Slab? _slab;
         private int _pins;
+        private int _clearState;
 
-        public SlabMemoryOwner(SlabMemoryAllocator allocator, in FreeBlock block, int classIndex, int length)
+        /// <param name="allocator">Takes the block back.</param>
+        /// <param name="block">The block.</param>
+        /// <param name="classIndex">The block's size class.</param>
+        /// <param name="length">The buffer's length.</param>
+        /// <param name="clearLength">Bytes to zero before the memory is first reached; 0 for none.</param>
+        public SlabMemoryOwner(SlabMemoryAllocator allocator, in FreeBlock block, int classIndex, int length, int clearLength)
         {
+            _clearLength = clearLength;
+            _clearState = clearLength > 0 ? ClearPending : Clean;
             _allocator = allocator;
             _slab = block.Slab;
             _address = block.Address;
@@ -45,7 +65,46 @@ namespace ArrowLz4Fast.Memory
         {
             if (_slab is null)
                 ThrowDisposed();
+            if (Volatile.Read(ref _clearState) != Clean)
+                ClearNow();
             return new Span<byte>((void*)_address, _length);
+        }
+
+        /// <summary>The buffer as <see cref="Memory{T}"/>, without reaching the memory (so without zeroing it yet).</summary>
+        public override Memory<byte> Memory
+        {
+            get
+            {
+                if (_slab is null)
+                    ThrowDisposed();
+                return CreateMemory(_length);
+            }
+        }
+
+        /// <summary>
+        /// Cancels the zeroing of <paramref name="destination"/> if it is the whole of a buffer of this allocator not
+        /// yet reached. The caller then must write every byte before anything reads it, and zero the buffer itself if it
+        /// cannot.
+        /// </summary>
+        /// <returns>Whether the zeroing was cancelled.</returns>
+        internal static bool TrySkipClear(Memory<byte> destination) =>
+            MemoryMarshal.TryGetMemoryManager<byte, SlabMemoryOwner>(destination, out SlabMemoryOwner? owner, out int start, out int length)
+            && start == 0
+            && length == owner!._length
+            && Interlocked.CompareExchange(ref owner._clearState, Clean, ClearPending) == ClearPending;
+
+        private void ClearNow()
+        {
+            if (Interlocked.CompareExchange(ref _clearState, Clearing, ClearPending) == ClearPending)
+            {
+                new Span<byte>((void*)_address, _clearLength).Clear();
+                Volatile.Write(ref _clearState, Clean);
+                return;
+            }
+            // Another thread is zeroing the buffer: its memory is not to be reached before that is done.
+            var spinner = default(SpinWait);
+            while (Volatile.Read(ref _clearState) != Clean)
+                spinner.SpinOnce();
         }
 
         public override MemoryHandle Pin(int elementIndex = 0)
@@ -54,6 +113,8 @@ namespace ArrowLz4Fast.Memory
                 throw new ArgumentOutOfRangeException(nameof(elementIndex));
             if (_slab is null)
                 ThrowDisposed();
+            if (Volatile.Read(ref _clearState) != Clean)
+                ClearNow();
             // Native memory never moves: pinning only counts, so that Dispose can refuse to free pinned memory.
             Interlocked.Increment(ref _pins);
             return new MemoryHandle((byte*)_address + elementIndex, default, this);
