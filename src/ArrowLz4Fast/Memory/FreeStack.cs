@@ -32,8 +32,11 @@ namespace ArrowLz4Fast.Memory
             }
         }
 
-        /// <summary>Pops blocks until one can be taken; stale blocks of retired slabs are dropped on the way.</summary>
-        public bool TryPop(out FreeBlock block)
+        /// <summary>
+        /// Pops blocks until one can be taken (and is counted in use, as <paramref name="size"/> bytes); stale blocks of
+        /// retired slabs are dropped on the way.
+        /// </summary>
+        public bool TryPop(long size, out FreeBlock block)
         {
             while (Volatile.Read(ref _count) > 0)
             {
@@ -48,7 +51,7 @@ namespace ArrowLz4Fast.Memory
                 _items[count - 1] = default;
                 Volatile.Write(ref _count, count - 1);
                 Exit();
-                if (block.Slab.TryAcquire(block.Generation))
+                if (block.Slab.TryAcquire(block.Generation, size))
                     return true;
             }
             block = default;

@@ -4,7 +4,7 @@ namespace ArrowLz4Fast.Memory
 {
     /// <summary>
     /// A counter alone on its cache line(s): the allocator keeps one per stripe, so threads on different cores count
-    /// the bytes they take and return without bouncing a shared line between them.
+    /// their allocations without bouncing a shared line between them.
     /// </summary>
     [StructLayout(LayoutKind.Explicit, Size = 128)]
     internal struct PaddedCounter

@@ -28,7 +28,7 @@ namespace ArrowLz4Fast.Memory
     /// <para>
     /// Safe to share between threads and readers. Buffers are zeroed like Arrow's (unless
     /// <see cref="SlabMemoryAllocatorOptions.ClearBuffers"/> is off); no memory is handed to two live buffers; disposing
-    /// twice is harmless; a buffer that is never disposed is returned by its finalizer.
+    /// twice is harmless; the memory of a buffer that is never disposed comes back through a finalizer.
     /// </para>
     /// </remarks>
     /// <example>
@@ -62,17 +62,24 @@ namespace ArrowLz4Fast.Memory
         /// <summary>Free lists by [size class * stripes + stripe], made when first needed.</summary>
         private readonly FreeStack?[] _stacks;
 
-        /// <summary>Bytes of blocks handed out and not yet returned, counted per stripe; their sum is exact.</summary>
-        private readonly PaddedCounter[] _inUse;
+        /// <summary>
+        /// Allocations and returns, counted per stripe (racily: only whether they move matters), for the idle timer to
+        /// see activity without the hot path reading a clock.
+        /// </summary>
+        private readonly PaddedCounter[] _activity;
 
         /// <summary>Guards the slab list, the shared slab being carved, retiring and the idle timer.</summary>
         private readonly object _slabLock = new();
         private readonly List<Slab> _slabs = new();
+
+        /// <summary>A copy of <see cref="_slabs"/>, replaced when it changes, to sum the bytes in use without the lock.</summary>
+        private Slab[] _slabSnapshot = System.Array.Empty<Slab>();
         private Slab? _current;
         private long _retained;
-        private int _lastActivity;
         private Timer? _idleTimer;
         private bool _idleTimerArmed;
+        private long _activitySeen;
+        private int _quietTicks;
 
         /// <summary>An allocator with the default options.</summary>
         public SlabMemoryAllocator()
@@ -95,7 +102,7 @@ namespace ArrowLz4Fast.Memory
                 stripes <<= 1;
             _stripeMask = stripes - 1;
             _stacks = new FreeStack?[SizeClasses.Count * stripes];
-            _inUse = new PaddedCounter[stripes];
+            _activity = new PaddedCounter[stripes];
             SlabAllocatorRegistry.Register(this);
         }
 
@@ -111,9 +118,10 @@ namespace ArrowLz4Fast.Memory
         {
             get
             {
+                // Each slab counts its own blocks in the same atomic operation that takes or returns one.
                 long total = 0;
-                for (int i = 0; i < _inUse.Length; i++)
-                    total += Volatile.Read(ref _inUse[i].Value);
+                foreach (Slab slab in Volatile.Read(ref _slabSnapshot))
+                    total += slab.BytesInUse;
                 return total;
             }
         }
@@ -160,20 +168,26 @@ namespace ArrowLz4Fast.Memory
             }
 
             long blockSize = SizeClasses.SizeOf(blockClass);
-            Interlocked.Add(ref _inUse[stripe].Value, blockSize);
-            NoteActivity();
+            _activity[stripe].Value++;
             // Only the prefix an earlier owner may have written needs zeroing: past it the block is still zero. The
             // owner zeroes it when the memory is first reached, unless a writer that overwrites it all says not to.
             int clearLength = _clearBuffers ? Math.Min(block.Dirty, length) : 0;
 
             bytesAllocated = (int)Math.Min(blockSize, int.MaxValue);
+            SlabMemoryOwner? owner = null;
             try
             {
-                return new SlabMemoryOwner(this, block, blockClass, length, clearLength);
+                owner = new SlabMemoryOwner(this, block, blockClass, length, clearLength);
+                OwnerGroup.Track(owner);
+                return owner;
             }
             catch
             {
-                Return(block, blockClass);
+                // Out of memory for the owner or its group: the block goes back, once, whoever holds it.
+                if (owner is null)
+                    Return(block, blockClass);
+                else
+                    owner.ReturnUndisposed();
                 throw;
             }
         }
@@ -182,11 +196,10 @@ namespace ArrowLz4Fast.Memory
         internal void Return(in FreeBlock block, int classIndex)
         {
             int stripe = CurrentStripe();
-            // Listed before it is counted free: once the slab's count reaches 0, all its free blocks are in the lists.
+            // Listed before it is counted free: once nothing of the slab is in use, all its free blocks are in the lists.
             StackFor(classIndex, stripe).Push(block);
-            Interlocked.Add(ref _inUse[stripe].Value, -SizeClasses.SizeOf(classIndex));
-            NoteActivity();
-            if (block.Slab.Release() == 0 && BytesRetained - BytesInUse > _maxIdleBytes)
+            _activity[stripe].Value++;
+            if (block.Slab.Release(SizeClasses.SizeOf(classIndex)) && BytesRetained - BytesInUse > _maxIdleBytes)
                 EnforceIdleLimit();
         }
 
@@ -213,10 +226,11 @@ namespace ArrowLz4Fast.Memory
         private bool TryTake(int classIndex, int stripe, out FreeBlock block)
         {
             int first = classIndex * (_stripeMask + 1);
+            long size = SizeClasses.SizeOf(classIndex);
             for (int i = 0; i <= _stripeMask; i++)
             {
                 FreeStack? stack = Volatile.Read(ref _stacks[first + ((stripe + i) & _stripeMask)]);
-                if (stack is not null && stack.Count > 0 && stack.TryPop(out block))
+                if (stack is not null && stack.Count > 0 && stack.TryPop(size, out block))
                     return true;
             }
             block = default;
@@ -265,7 +279,7 @@ namespace ArrowLz4Fast.Memory
                 slab.BumpOffset = offset + size;
                 long dirty = Math.Min(size, Math.Max(0, slab.CleanFrom - offset));
                 slab.CleanFrom = Math.Max(slab.CleanFrom, offset + size);
-                slab.AcquireCarved();
+                slab.AcquireCarved(size);
                 return new FreeBlock(slab, slab.Address + (nint)offset, slab.Generation, ClampToInt(dirty));
             }
         }
@@ -274,7 +288,7 @@ namespace ArrowLz4Fast.Memory
         {
             foreach (Slab slab in _slabs)
             {
-                if (slab.IsShared && slab.BlocksInUse == 0 && slab.TryRetire())
+                if (slab.IsShared && slab.IsFree && slab.TryRetire())
                 {
                     slab.BumpOffset = 0;
                     RemoveStaleBlocks();
@@ -288,7 +302,7 @@ namespace ArrowLz4Fast.Memory
         private FreeBlock CreateDedicated(int classIndex)
         {
             var slab = new Slab(SizeClasses.SizeOf(classIndex), classIndex);
-            slab.AcquireCarved();
+            slab.AcquireCarved(slab.Size);
             lock (_slabLock)
                 AddSlab(slab);
             return new FreeBlock(slab, slab.Address, slab.Generation, ClampToInt(slab.CleanFrom));
@@ -297,6 +311,7 @@ namespace ArrowLz4Fast.Memory
         private Slab AddSlab(Slab slab)
         {
             _slabs.Add(slab);
+            Volatile.Write(ref _slabSnapshot, _slabs.ToArray());
             Volatile.Write(ref _retained, _retained + slab.Size);
             ArmIdleTimer();
             return slab;
@@ -315,9 +330,10 @@ namespace ArrowLz4Fast.Memory
         private long ReleaseFreeSlabs(long keepIdle, string reason)
         {
             long released = 0;
+            long inUse = BytesInUse; // slabs given back had nothing in use, so this stays right through the loop
             for (int pass = 0; pass < 2; pass++)
             {
-                for (int i = _slabs.Count - 1; i >= 0 && _retained - BytesInUse > keepIdle; i--)
+                for (int i = _slabs.Count - 1; i >= 0 && _retained - inUse > keepIdle; i--)
                 {
                     Slab slab = _slabs[i];
                     if ((pass == 0 && slab == _current) || !slab.TryRetire())
@@ -333,6 +349,7 @@ namespace ArrowLz4Fast.Memory
             }
             if (released > 0)
             {
+                Volatile.Write(ref _slabSnapshot, _slabs.ToArray());
                 RemoveStaleBlocks();
                 ArrowLz4FastMetrics.RecordTrim(reason);
             }
@@ -349,16 +366,6 @@ namespace ArrowLz4Fast.Memory
             }
         }
 
-        private void NoteActivity()
-        {
-            if (_idleTrimDelayMs < 0)
-                return;
-            // Written only when the tick moves (about once a millisecond), so threads rarely write the shared field.
-            int now = Environment.TickCount;
-            if (Volatile.Read(ref _lastActivity) != now)
-                Volatile.Write(ref _lastActivity, now);
-        }
-
         /// <summary>Starts the idle timer when memory is first retained. Under the slab lock.</summary>
         private void ArmIdleTimer()
         {
@@ -366,8 +373,14 @@ namespace ArrowLz4Fast.Memory
                 return;
             _idleTimer ??= CreateIdleTimer();
             _idleTimerArmed = true;
-            _idleTimer.Change(_idleTrimDelayMs, Timeout.Infinite);
+            _quietTicks = 0;
+            _idleTimer.Change(IdleTickMs, IdleTickMs);
         }
+
+        /// <summary>The idle timer ticks four times per delay: memory goes back between 1 and 1.25 delays after the last activity.</summary>
+        private int IdleTickMs => Math.Max(1, _idleTrimDelayMs / QuietTicksToTrim);
+
+        private const int QuietTicksToTrim = 4;
 
         private Timer CreateIdleTimer()
         {
@@ -400,19 +413,28 @@ namespace ArrowLz4Fast.Memory
         {
             lock (_slabLock)
             {
-                int idleFor = unchecked(Environment.TickCount - Volatile.Read(ref _lastActivity));
-                if (idleFor < _idleTrimDelayMs)
+                if (!_idleTimerArmed)
+                    return;
+                long activity = 0;
+                for (int i = 0; i < _activity.Length; i++)
+                    activity += Volatile.Read(ref _activity[i].Value);
+                if (activity != _activitySeen)
                 {
-                    _idleTimer!.Change(Math.Max(1, _idleTrimDelayMs - Math.Max(0, idleFor)), Timeout.Infinite);
+                    _activitySeen = activity;
+                    _quietTicks = 0;
                     return;
                 }
+                if (++_quietTicks < QuietTicksToTrim)
+                    return;
+                _quietTicks = 0;
                 ReleaseFreeSlabs(0, ArrowLz4FastMetrics.TrimIdle);
                 // Slabs with buffers still in use are looked at again later; with none left the timer sleeps until the
                 // next slab is taken.
-                if (_slabs.Count > 0)
-                    _idleTimer!.Change(_idleTrimDelayMs, Timeout.Infinite);
-                else
+                if (_slabs.Count == 0)
+                {
                     _idleTimerArmed = false;
+                    _idleTimer!.Change(Timeout.Infinite, Timeout.Infinite);
+                }
             }
         }
 

@@ -7,9 +7,9 @@ namespace ArrowLz4Fast.Memory
 {
     /// <summary>
     /// One buffer handed to Arrow: a block of a slab, exposed as exactly the requested length. Disposing it returns
-    /// the block to the allocator's free list; an owner that is never disposed returns it from its finalizer, so a
-    /// forgotten batch costs a GC cycle, not a leak. Owners are not pooled: a disposed owner stays disposed, so a stale
-    /// reference to it can never reach memory that has since been handed to someone else.
+    /// the block to the allocator's free list; an owner that is never disposed returns it through the finalizer of its
+    /// <see cref="OwnerGroup"/>, so a forgotten batch costs a GC cycle, not a leak. Owners are not pooled: a disposed
+    /// owner stays disposed, so a stale reference to it can never reach memory since handed to someone else.
     /// </summary>
     /// <remarks>
     /// A reused block is zeroed lazily: on the first <see cref="GetSpan"/> or <see cref="Pin"/>, the only ways to reach
@@ -53,13 +53,18 @@ namespace ArrowLz4Fast.Memory
             _dirty = Math.Max(block.Dirty, length);
         }
 
-        // The finalizer only updates managed bookkeeping (see Dispose); it never touches the native memory.
-#pragma warning disable CA2015 // a finalizer on a MemoryManager is what returns an undisposed buffer, as Arrow's own NativeMemoryManager does
-        ~SlabMemoryOwner()
+        /// <summary>The group that returns the block if this owner is dropped undisposed; it lives while this owner does.</summary>
+        private OwnerGroup? _group;
+        private int _slot;
+
+        internal void JoinGroup(OwnerGroup group, int slot)
         {
-            Dispose(false);
+            _group = group;
+            _slot = slot;
         }
-#pragma warning restore CA2015
+
+        /// <summary>From the group's finalizer: this owner is unreachable and was never disposed.</summary>
+        internal void ReturnUndisposed() => Dispose(false);
 
         public override Span<byte> GetSpan()
         {
@@ -125,13 +130,17 @@ namespace ArrowLz4Fast.Memory
         protected override void Dispose(bool disposing)
         {
             // Like Arrow's NativeMemoryManager: memory someone still holds a pointer to is not freed. From the
-            // finalizer there can be no MemoryHandle left (it references this owner), so the block is returned.
+            // group's finalizer there can be no MemoryHandle left (it references this owner), so the block is returned.
+            // Only managed bookkeeping is updated either way; the native memory is not touched.
             if (disposing && Volatile.Read(ref _pins) > 0)
                 throw new InvalidOperationException("Cannot free memory while it is pinned.");
-            // Exactly one caller gets the slab: disposing twice, or disposing while the finalizer runs, returns once.
+            // Exactly one caller gets the slab: disposing twice, or on two threads at once, returns the block once.
             Slab? slab = Interlocked.Exchange(ref _slab, null);
-            if (slab is not null)
-                _allocator.Return(new FreeBlock(slab, _address, _generation, _dirty), _classIndex);
+            if (slab is null)
+                return;
+            if (disposing)
+                _group?.Remove(_slot);
+            _allocator.Return(new FreeBlock(slab, _address, _generation, _dirty), _classIndex);
         }
 
         private static void ThrowDisposed() => throw new ObjectDisposedException(nameof(SlabMemoryOwner));
