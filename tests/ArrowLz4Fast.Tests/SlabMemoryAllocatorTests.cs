@@ -404,6 +404,17 @@ namespace ArrowLz4Fast.Tests
         [MethodImpl(MethodImplOptions.NoInlining)]
         private static void AllocateAndDrop(SlabMemoryAllocator allocator)
         {
+            // Enough buffers to fill several finalizable groups (64 each); every third one is disposed, the rest dropped.
+            for (int i = 0; i < 200; i++)
+            {
+                foreach (int length in Lengths().Take(7))
+                {
+                    IMemoryOwner<byte> owner = allocator.Allocate(length);
+                    owner.Memory.Span.Fill(0xEE);
+                    if (i % 3 == 0)
+                        owner.Dispose();
+                }
+            }
             foreach (int length in Lengths())
                 allocator.Allocate(length).Memory.Span.Fill(0xEE);
         }

@@ -130,14 +130,7 @@ namespace ArrowLz4Fast.Memory
         public long BytesRetained => Volatile.Read(ref _retained);
 
         /// <summary>Number of slabs held from the OS.</summary>
-        public int SlabCount
-        {
-            get
-            {
-                lock (_slabLock)
-                    return _slabs.Count;
-            }
-        }
+        public int SlabCount => Volatile.Read(ref _slabSnapshot).Length;
 
         /// <summary>The retention cap in effect (<see cref="SlabMemoryAllocatorOptions.MaxIdleBytes"/>).</summary>
         public long MaxIdleBytes => _maxIdleBytes;
