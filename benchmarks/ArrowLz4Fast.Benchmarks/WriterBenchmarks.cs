@@ -22,18 +22,20 @@ namespace ArrowLz4Fast.Benchmarks
     {
         private IReadOnlyList<RecordBatch> _batches = null!;
         private MemoryStream _output = null!;
-        private MemoryAllocator? _allocator;
+        private MemoryAllocator _allocator = null!;
 
-        /// <summary>The writer's buffer allocator: Arrow's default native one, or a pooled one (see ReplayBenchmarks).</summary>
-        [Params("native", "pooled")]
-        public string Allocator { get; set; } = "native";
+        /// <summary>The writer's buffer allocator: Arrow's default native one, a plain ArrayPool one or the package's (see ReplayBenchmarks).</summary>
+        [ParamsSource(nameof(AllocatorNames))]
+        public string Allocator { get; set; } = Allocators.Native;
+
+        public static string[] AllocatorNames => Allocators.All;
 
         [GlobalSetup]
         public void Setup()
         {
             _batches = SyntheticTable.Batches();
             _output = new MemoryStream(64 << 20);
-            _allocator = Allocator == "pooled" ? new PooledMemoryAllocator() : null;
+            _allocator = Allocators.Create(Allocator);
         }
 
         [Benchmark(Baseline = true)]

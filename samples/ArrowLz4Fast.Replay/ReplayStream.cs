@@ -2,6 +2,7 @@ using System.Collections.Generic;
 using System.IO;
 using Apache.Arrow;
 using Apache.Arrow.Ipc;
+using Apache.Arrow.Memory;
 
 namespace ArrowLz4Fast.Replay
 {
@@ -18,10 +19,12 @@ namespace ArrowLz4Fast.Replay
         }
 
         /// <summary>Reads and drops every batch, as a consumer that processes batches one at a time does.</summary>
-        public long Drain(ICompressionCodecFactory factory)
+        /// <param name="factory">The codec factory.</param>
+        /// <param name="allocator">Where the buffers come from; <see langword="null"/> for Arrow's default.</param>
+        public long Drain(ICompressionCodecFactory factory, MemoryAllocator? allocator = null)
         {
             long rows = 0;
-            using ArrowStreamReader reader = Open(factory);
+            using ArrowStreamReader reader = Open(factory, allocator);
             while (reader.ReadNextRecordBatch() is RecordBatch batch)
             {
                 rows += batch.Length;
@@ -30,10 +33,13 @@ namespace ArrowLz4Fast.Replay
             return rows;
         }
 
-        private ArrowStreamReader Open(ICompressionCodecFactory factory)
+        private ArrowStreamReader Open(ICompressionCodecFactory factory, MemoryAllocator? allocator = null)
         {
             var stream = new MemoryStream(Bytes, writable: false);
-            return IsFile ? new ArrowFileReader(stream, factory) : new ArrowStreamReader(stream, factory);
+            allocator ??= MemoryAllocator.Default.Value;
+            return IsFile
+                ? new ArrowFileReader(stream, allocator, factory, leaveOpen: false)
+                : new ArrowStreamReader(stream, allocator, factory, leaveOpen: false);
         }
     }
 }

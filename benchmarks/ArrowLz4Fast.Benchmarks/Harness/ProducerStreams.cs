@@ -53,6 +53,38 @@ namespace ArrowLz4Fast.Benchmarks.Harness
                 ? $"../shared/corpus/ipc/{producer.Substring(0, producer.Length - NumericSuffix.Length)}/numeric.arrows"
                 : $"corpus ipc/{producer}/{{{string.Join(",", Datasets)}}}.arrows";
 
+        /// <summary>
+        /// Every LZ4 stream of the corpus one by one, as "producer/dataset": each .arrows file the corpus commits (all
+        /// datasets, not only <see cref="Datasets"/>), the numeric and incompressible streams of ../shared/corpus when
+        /// it is there, and "dotnet/orders" for the synthetic table. pyarrow's numeric_zstd is ZSTD and left out.
+        /// </summary>
+        public static string[] CorpusStreams()
+        {
+            var names = new SortedSet<string>(StringComparer.Ordinal);
+            foreach (string dir in new[] { Path.Combine(RepositoryPaths.Corpus, "ipc"), Path.Combine(RepositoryPaths.SharedCorpus, "ipc") })
+            {
+                if (!Directory.Exists(dir))
+                    continue;
+                foreach (string path in Directory.EnumerateFiles(dir, "*.arrows", SearchOption.AllDirectories))
+                {
+                    string name = Path.GetRelativePath(dir, path).Replace('\\', '/');
+                    if (!name.Contains("zstd", StringComparison.Ordinal))
+                        names.Add(name.Substring(0, name.Length - ".arrows".Length));
+                }
+            }
+            names.Add(DotNet + "/orders");
+            return names.ToArray();
+        }
+
+        /// <summary>One stream of <see cref="CorpusStreams"/>, from the committed corpus if it is there, else the shared one.</summary>
+        public static byte[] LoadStream(string name)
+        {
+            if (name == DotNet + "/orders")
+                return DotNetTable.Value;
+            string committed = Path.Combine(RepositoryPaths.Corpus, "ipc", name + ".arrows");
+            return File.ReadAllBytes(File.Exists(committed) ? committed : Path.Combine(RepositoryPaths.SharedCorpus, "ipc", name + ".arrows"));
+        }
+
         public static IReadOnlyList<(string Name, byte[] Bytes)> Load(string producer)
         {
             if (producer == DotNet)

@@ -51,6 +51,18 @@ namespace ArrowLz4Fast.Benchmarks.Harness
             return result;
         }
 
+        /// <summary>Batches of the given row counts, one after the other, deterministic for a seed.</summary>
+        public static IReadOnlyList<RecordBatch> BatchesOfRows(IReadOnlyList<int> rowCounts, int seed = 42)
+        {
+            var random = new Random(seed);
+            var result = new List<RecordBatch>(rowCounts.Count);
+            long orderId = 10_000_000;
+            long clock = 1_700_000_000_000;
+            foreach (int rows in rowCounts)
+                result.Add(Batch(random, rows, ref orderId, ref clock));
+            return result;
+        }
+
         private static RecordBatch Batch(Random random, int rows, ref long orderId, ref long clock)
         {
             var id = new Int64Array.Builder();

@@ -1,5 +1,7 @@
+using System;
 using System.Collections.Generic;
 using System.Diagnostics.Metrics;
+using ArrowLz4Fast.Memory;
 
 namespace ArrowLz4Fast
 {
@@ -28,7 +30,7 @@ namespace ArrowLz4Fast
         /// <summary>Counter of buffers the writer left uncompressed because the frame would not be smaller.</summary>
         public const string CompressDeclinedCounterName = "arrowlz4fast.compress.stored_raw";
 
-        /// <summary>Tag on the fallback counter saying why the direct decoder declined the frame.</summary>
+        /// <summary>Tag on the fallback counter saying why the direct decoder declined the frame, and on the trims counter saying why memory was given back.</summary>
         public const string ReasonTag = "reason";
 
         /// <summary>Tag on the bytes counter saying which decoder produced them.</summary>
@@ -37,12 +39,46 @@ namespace ArrowLz4Fast
         /// <summary>The only reason the direct decoder declines a well-formed frame: it names a dictionary.</summary>
         public const string DictionaryIdReason = "dictionary_id";
 
+        /// <summary>
+        /// Observable gauge: bytes of the blocks <see cref="Memory.SlabMemoryAllocator"/> instances have handed out and
+        /// not yet taken back (requests rounded up to their size class), summed over every instance of the process.
+        /// </summary>
+        public const string MemoryInUseGaugeName = "arrowlz4fast.memory.in_use";
+
+        /// <summary>Observable gauge: bytes of native memory the allocators hold from the OS (in use and free), summed.</summary>
+        public const string MemoryRetainedGaugeName = "arrowlz4fast.memory.retained";
+
+        /// <summary>Observable gauge: number of slabs the allocators hold, summed.</summary>
+        public const string MemorySlabsGaugeName = "arrowlz4fast.memory.slabs";
+
+        /// <summary>
+        /// Counter of trims: passes that gave at least one slab back to the OS, tagged <see cref="ReasonTag"/>
+        /// (<see cref="TrimIdle"/>, <see cref="TrimExplicit"/> or <see cref="TrimLimit"/>).
+        /// </summary>
+        public const string MemoryTrimsCounterName = "arrowlz4fast.memory.trims";
+
+        /// <summary>Trim reason: the allocator had been idle for its <c>IdleTrimDelay</c>.</summary>
+        public const string TrimIdle = "idle";
+
+        /// <summary>Trim reason: <see cref="Memory.SlabMemoryAllocator.Trim"/> was called.</summary>
+        public const string TrimExplicit = "explicit";
+
+        /// <summary>Trim reason: returned buffers took free memory past <c>MaxIdleBytes</c>.</summary>
+        public const string TrimLimit = "limit";
+
         internal static readonly Meter Meter = new(MeterName);
         private static readonly Counter<long> s_direct = Meter.CreateCounter<long>(DirectDecompressCounterName, "{buffer}", "Buffers decompressed by the direct decoder");
         private static readonly Counter<long> s_fallback = Meter.CreateCounter<long>(FallbackDecompressCounterName, "{buffer}", "Buffers the direct decoder declined (dictionary frames)");
         private static readonly Counter<long> s_bytes = Meter.CreateCounter<long>(DecompressedBytesCounterName, "By", "Decompressed bytes");
         private static readonly Counter<long> s_compressed = Meter.CreateCounter<long>(CompressCounterName, "{buffer}", "Buffers written as LZ4 frames");
         private static readonly Counter<long> s_storedRaw = Meter.CreateCounter<long>(CompressDeclinedCounterName, "{buffer}", "Buffers left uncompressed because LZ4 did not shrink them");
+        private static readonly Counter<long> s_trims = Meter.CreateCounter<long>(MemoryTrimsCounterName, "{trim}", "Passes that gave allocator slabs back to the OS");
+        private static readonly ObservableGauge<long>[] s_memoryGauges =
+        {
+            Meter.CreateObservableGauge(MemoryInUseGaugeName, static () => SlabAllocatorRegistry.Sum(static a => a.BytesInUse), "By", "Bytes of allocator blocks in use"),
+            Meter.CreateObservableGauge(MemoryRetainedGaugeName, static () => SlabAllocatorRegistry.Sum(static a => a.BytesRetained), "By", "Bytes of native memory the allocators hold"),
+            Meter.CreateObservableGauge(MemorySlabsGaugeName, static () => SlabAllocatorRegistry.Sum(static a => a.SlabCount), "{slab}", "Slabs the allocators hold"),
+        };
 
         internal static void RecordDirect(int bytes)
         {
@@ -56,6 +92,15 @@ namespace ArrowLz4Fast
         {
             if (s_fallback.Enabled)
                 s_fallback.Add(1, new KeyValuePair<string, object?>(ReasonTag, reason));
+        }
+
+        /// <summary>Creates the memory instruments (static fields of this class) before the first allocator is used.</summary>
+        internal static void EnsureMemoryInstruments() => GC.KeepAlive(s_memoryGauges);
+
+        internal static void RecordTrim(string reason)
+        {
+            if (s_trims.Enabled)
+                s_trims.Add(1, new KeyValuePair<string, object?>(ReasonTag, reason));
         }
 
         internal static void RecordCompress(bool compressed)

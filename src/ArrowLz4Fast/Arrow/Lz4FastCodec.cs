@@ -3,6 +3,7 @@ using System.Buffers;
 using System.IO;
 using Apache.Arrow.Ipc;
 using ArrowLz4Fast.Frames;
+using ArrowLz4Fast.Memory;
 
 namespace ArrowLz4Fast
 {
@@ -47,6 +48,22 @@ namespace ArrowLz4Fast
         /// <exception cref="InvalidDataException">The frame is malformed, truncated, fails a checksum, or decodes to another length.</exception>
         /// <exception cref="NotSupportedException">The frame was compressed against a dictionary.</exception>
         public int Decompress(ReadOnlyMemory<byte> source, Memory<byte> destination)
+        {
+            // A buffer of the package's allocator need not be zeroed first: success writes every byte of it, and a
+            // failure zeroes it here, so it never shows bytes of the buffer its memory held before.
+            bool clearSkipped = SlabMemoryOwner.TrySkipClear(destination);
+            try
+            {
+                return DecompressCore(source, destination);
+            }
+            catch when (clearSkipped)
+            {
+                destination.Span.Clear();
+                throw;
+            }
+        }
+
+        private int DecompressCore(ReadOnlyMemory<byte> source, Memory<byte> destination)
         {
             ReadOnlySpan<byte> input = source.Span;
             Span<byte> output = destination.Span;

@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.IO;
 using Apache.Arrow;
 using Apache.Arrow.Ipc;
+using Apache.Arrow.Memory;
 using Xunit;
 
 namespace ArrowLz4Fast.Tests.Support
@@ -13,16 +14,26 @@ namespace ArrowLz4Fast.Tests.Support
         public static List<RecordBatch> ReadAll(string path, ICompressionCodecFactory factory) =>
             ReadAll(File.ReadAllBytes(path), path.EndsWith(".arrow", StringComparison.Ordinal), factory);
 
-        public static List<RecordBatch> ReadAll(byte[] bytes, bool fileFormat, ICompressionCodecFactory factory)
+        public static List<RecordBatch> ReadAll(byte[] bytes, bool fileFormat, ICompressionCodecFactory factory) =>
+            ReadAll(bytes, fileFormat, factory, allocator: null);
+
+        /// <summary>Reads every record batch with the given allocator (<see langword="null"/>: Arrow's default).</summary>
+        public static List<RecordBatch> ReadAll(byte[] bytes, bool fileFormat, ICompressionCodecFactory factory, MemoryAllocator? allocator)
         {
             var batches = new List<RecordBatch>();
             using var stream = new MemoryStream(bytes, writable: false);
             using ArrowStreamReader reader = fileFormat
-                ? new ArrowFileReader(stream, factory)
-                : new ArrowStreamReader(stream, factory);
+                ? new ArrowFileReader(stream, allocator!, factory, leaveOpen: false)
+                : new ArrowStreamReader(stream, allocator!, factory, leaveOpen: false);
             while (reader.ReadNextRecordBatch() is RecordBatch batch)
                 batches.Add(batch);
             return batches;
+        }
+
+        public static void DisposeAll(IEnumerable<RecordBatch> batches)
+        {
+            foreach (RecordBatch batch in batches)
+                batch.Dispose();
         }
 
         /// <summary>Asserts two batch lists hold the same values: same types, lengths, null counts and buffer bytes, recursively.</summary>

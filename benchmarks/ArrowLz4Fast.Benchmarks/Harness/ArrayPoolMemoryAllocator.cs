@@ -5,11 +5,14 @@ using Apache.Arrow.Memory;
 namespace ArrowLz4Fast.Benchmarks.Harness
 {
     /// <summary>
-    /// An Arrow allocator over <see cref="ArrayPool{T}.Shared"/>. Arrow's default NativeMemoryAllocator reports every
-    /// buffer to GC.AddMemoryPressure, which makes the runtime run induced gen-2 collections during a read; their
-    /// number varies from run to run and swamps the decode work. With this allocator the replay measures the read.
+    /// The plain pooled allocator a user would write first: managed arrays from <see cref="ArrayPool{T}.Shared"/>,
+    /// cleared like fresh memory. Arrow's default NativeMemoryAllocator reports every buffer to GC.AddMemoryPressure,
+    /// which makes the runtime run induced gen-2 collections during a read; this one does not. It is fast while the
+    /// pool holds enough arrays of each size, but the shared pool keeps only a few per size and per core, so a batch
+    /// with hundreds of live buffers (200 columns) falls back to fresh arrays, large ones on the LOH. Labelled
+    /// "arraypool" in the benchmarks; the package's own allocator is "slab".
     /// </summary>
-    public sealed class PooledMemoryAllocator : MemoryAllocator
+    public sealed class ArrayPoolMemoryAllocator : MemoryAllocator
     {
         protected override IMemoryOwner<byte> AllocateInternal(int length, out int bytesAllocated)
         {

@@ -1,0 +1,148 @@
+using System;
+using System.Buffers;
+using System.Runtime.InteropServices;
+using System.Threading;
+
+namespace ArrowLz4Fast.Memory
+{
+    /// <summary>
+    /// One buffer handed to Arrow: a block of a slab, exposed as exactly the requested length. Disposing it returns
+    /// the block to the allocator's free list; an owner that is never disposed returns it through the finalizer of its
+    /// <see cref="OwnerGroup"/>, so a forgotten batch costs a GC cycle, not a leak. Owners are not pooled: a disposed
+    /// owner stays disposed, so a stale reference to it can never reach memory since handed to someone else.
+    /// </summary>
+    /// <remarks>
+    /// A reused block is zeroed lazily: on the first <see cref="GetSpan"/> or <see cref="Pin"/>, the only ways to reach
+    /// the memory, so nobody ever sees an earlier buffer's bytes, and the clearing happens just before the memory is
+    /// written, while it comes into cache anyway. A writer that overwrites the whole buffer before anyone reads it
+    /// (ArrowLz4Fast's codec decoding into it) cancels the clearing with <see cref="TrySkipClear(Memory{byte})"/>.
+    /// </remarks>
+    internal sealed unsafe class SlabMemoryOwner : MemoryManager<byte>
+    {
+        private readonly SlabMemoryAllocator _allocator;
+        private readonly nint _address;
+        private readonly int _length;
+        private readonly int _classIndex;
+        private readonly int _generation;
+        private readonly int _dirty;
+        private const int Clean = 0;
+        private const int ClearPending = 1;
+        private const int Clearing = 2;
+
+        private readonly int _clearLength;
+        private Slab? _slab;
+        private int _pins;
+        private int _clearState;
+
+        /// <param name="allocator">Takes the block back.</param>
+        /// <param name="block">The block.</param>
+        /// <param name="classIndex">The block's size class.</param>
+        /// <param name="length">The buffer's length.</param>
+        /// <param name="clearLength">Bytes to zero before the memory is first reached; 0 for none.</param>
+        public SlabMemoryOwner(SlabMemoryAllocator allocator, in FreeBlock block, int classIndex, int length, int clearLength)
+        {
+            _clearLength = clearLength;
+            _clearState = clearLength > 0 ? ClearPending : Clean;
+            _allocator = allocator;
+            _slab = block.Slab;
+            _address = block.Address;
+            _generation = block.Generation;
+            _classIndex = classIndex;
+            _length = length;
+            // What this owner may write joins what earlier owners may have left.
+            _dirty = Math.Max(block.Dirty, length);
+        }
+
+        /// <summary>The group that returns the block if this owner is dropped undisposed; it lives while this owner does.</summary>
+        private OwnerGroup? _group;
+        private int _slot;
+
+        internal void JoinGroup(OwnerGroup group, int slot)
+        {
+            _group = group;
+            _slot = slot;
+        }
+
+        /// <summary>From the group's finalizer: this owner is unreachable and was never disposed.</summary>
+        internal void ReturnUndisposed() => Dispose(false);
+
+        public override Span<byte> GetSpan()
+        {
+            if (_slab is null)
+                ThrowDisposed();
+            if (Volatile.Read(ref _clearState) != Clean)
+                ClearNow();
+            return new Span<byte>((void*)_address, _length);
+        }
+
+        /// <summary>The buffer as <see cref="Memory{T}"/>, without reaching the memory (so without zeroing it yet).</summary>
+        public override Memory<byte> Memory
+        {
+            get
+            {
+                if (_slab is null)
+                    ThrowDisposed();
+                return CreateMemory(_length);
+            }
+        }
+
+        /// <summary>
+        /// Cancels the zeroing of <paramref name="destination"/> if it is the whole of a buffer of this allocator not
+        /// yet reached. The caller then must write every byte before anything reads it, and zero the buffer itself if it
+        /// cannot.
+        /// </summary>
+        /// <returns>Whether the zeroing was cancelled.</returns>
+        internal static bool TrySkipClear(Memory<byte> destination) =>
+            MemoryMarshal.TryGetMemoryManager<byte, SlabMemoryOwner>(destination, out SlabMemoryOwner? owner, out int start, out int length)
+            && start == 0
+            && length == owner!._length
+            && Interlocked.CompareExchange(ref owner._clearState, Clean, ClearPending) == ClearPending;
+
+        private void ClearNow()
+        {
+            if (Interlocked.CompareExchange(ref _clearState, Clearing, ClearPending) == ClearPending)
+            {
+                new Span<byte>((void*)_address, _clearLength).Clear();
+                Volatile.Write(ref _clearState, Clean);
+                return;
+            }
+            // Another thread is zeroing the buffer: its memory is not to be reached before that is done.
+            var spinner = default(SpinWait);
+            while (Volatile.Read(ref _clearState) != Clean)
+                spinner.SpinOnce();
+        }
+
+        public override MemoryHandle Pin(int elementIndex = 0)
+        {
+            if ((uint)elementIndex > (uint)_length)
+                throw new ArgumentOutOfRangeException(nameof(elementIndex));
+            if (_slab is null)
+                ThrowDisposed();
+            if (Volatile.Read(ref _clearState) != Clean)
+                ClearNow();
+            // Native memory never moves: pinning only counts, so that Dispose can refuse to free pinned memory.
+            Interlocked.Increment(ref _pins);
+            return new MemoryHandle((byte*)_address + elementIndex, default, this);
+        }
+
+        public override void Unpin() => Interlocked.Decrement(ref _pins);
+
+        protected override void Dispose(bool disposing)
+        {
+            // Like Arrow's NativeMemoryManager: memory someone still holds a pointer to is not freed. From the
+            // group's finalizer there can be no MemoryHandle left (it references this owner), so the block is returned.
+            // Only managed bookkeeping is updated either way; the native memory is not touched.
+            if (disposing && Volatile.Read(ref _pins) > 0)
+                throw new InvalidOperationException("Cannot free memory while it is pinned.");
+            // Exactly one caller gets the slab: disposing twice, or on two threads at once, returns the block once.
+            Slab? slab = Interlocked.Exchange(ref _slab, null);
+            if (slab is null)
+                return;
+            if (disposing)
+                _group?.Remove(_slot);
+            _allocator.Return(new FreeBlock(slab, _address, _generation, _dirty), _classIndex);
+        }
+
+        private static void ThrowDisposed() => throw new ObjectDisposedException(nameof(SlabMemoryOwner));
+    }
+}
