@@ -32,9 +32,10 @@ namespace ArrowLz4Fast.Memory
         }
 
         /// <summary>
-        /// After this long without an allocation or a return, every slab with no buffer in use goes back to the OS.
-        /// Default 30 seconds; <see cref="Timeout.InfiniteTimeSpan"/> keeps free memory (up to <see cref="MaxIdleBytes"/>)
-        /// until <see cref="SlabMemoryAllocator.Trim"/>.
+        /// After this long without an allocation or a return (checked four times per delay, so within 1.25 times it),
+        /// every slab with no buffer in use goes back to the OS. Default 30 seconds;
+        /// <see cref="Timeout.InfiniteTimeSpan"/> keeps free memory (up to <see cref="MaxIdleBytes"/>) until
+        /// <see cref="SlabMemoryAllocator.Trim"/>.
         /// </summary>
         /// <exception cref="ArgumentOutOfRangeException">Not positive (other than infinite), or longer than 24 days.</exception>
         public TimeSpan IdleTrimDelay

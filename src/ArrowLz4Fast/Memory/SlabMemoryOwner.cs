@@ -19,18 +19,25 @@ namespace ArrowLz4Fast.Memory
     /// </remarks>
     internal sealed unsafe class SlabMemoryOwner : MemoryManager<byte>
     {
+        // _clearState: the memory is zeroed or needs no zeroing / zeroing is due at first reach / a thread is zeroing it.
+        private const int Clean = 0;
+        private const int ClearPending = 1;
+        private const int Clearing = 2;
+
         private readonly SlabMemoryAllocator _allocator;
         private readonly nint _address;
         private readonly int _length;
         private readonly int _classIndex;
         private readonly int _generation;
         private readonly int _dirty;
-        private const int Clean = 0;
-        private const int ClearPending = 1;
-        private const int Clearing = 2;
-
         private readonly int _clearLength;
+
+        /// <summary>The block's slab; null once the block has been returned.</summary>
         private Slab? _slab;
+
+        /// <summary>The group that returns the block if this owner is dropped undisposed; it lives while this owner does.</summary>
+        private OwnerGroup? _group;
+        private int _slot;
         private int _pins;
         private int _clearState;
 
@@ -52,10 +59,6 @@ namespace ArrowLz4Fast.Memory
             // What this owner may write joins what earlier owners may have left.
             _dirty = Math.Max(block.Dirty, length);
         }
-
-        /// <summary>The group that returns the block if this owner is dropped undisposed; it lives while this owner does.</summary>
-        private OwnerGroup? _group;
-        private int _slot;
 
         internal void JoinGroup(OwnerGroup group, int slot)
         {
