@@ -68,7 +68,7 @@ namespace ArrowLz4Fast.Tests
             Assert.Equal(frames.Count, direct);
         }
 
-        private static List<byte[]> Frames(string source)
+        internal static List<byte[]> Frames(string source)
         {
             var recorder = new RecordingCodecFactory(new Lz4FastCodecFactory(new OfficialFactory()));
             if (source.StartsWith("generated:", System.StringComparison.Ordinal))

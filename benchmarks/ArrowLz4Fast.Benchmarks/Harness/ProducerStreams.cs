@@ -21,7 +21,8 @@ namespace ArrowLz4Fast.Benchmarks.Harness
 
         /// <summary>
         /// The producers, plus "&lt;producer&gt;-numeric" for the 1,000,000-row numeric streams (about 9 MB each, not
-        /// committed) when ../shared/corpus is beside the repository.
+        /// committed) when ../shared/corpus is beside the repository. <c>ARROWLZ4FAST_BENCH_PRODUCERS</c> (a
+        /// comma-separated list) narrows a run to some of them, e.g. to repeat cases a busy machine disturbed.
         /// </summary>
         public static string[] WithSharedNumeric()
         {
@@ -31,6 +32,9 @@ namespace ArrowLz4Fast.Benchmarks.Harness
                 if (File.Exists(NumericPath(producer)))
                     names.Add(producer + NumericSuffix);
             }
+            string? only = Environment.GetEnvironmentVariable("ARROWLZ4FAST_BENCH_PRODUCERS");
+            if (!string.IsNullOrEmpty(only))
+                names.RemoveAll(n => Array.IndexOf(only.Split(','), n) < 0);
             return names.ToArray();
         }
 
