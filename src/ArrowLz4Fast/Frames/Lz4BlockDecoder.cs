@@ -78,6 +78,9 @@ namespace ArrowLz4Fast.Frames
             if (oend - op < FastLoopSafeDistance)
                 goto SafeDecode;
 
+            // The length extensions are read by the same small loop in four places on purpose: a helper taking
+            // `ref ip` would make ip address-exposed and keep it out of a register for the whole method.
+
             // Fast loop: runs while the output has FastLoopSafeDistance bytes of slack, so copies may overshoot.
             while (true)
             {
