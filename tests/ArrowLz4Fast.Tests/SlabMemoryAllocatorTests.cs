@@ -188,6 +188,7 @@ namespace ArrowLz4Fast.Tests
             var live = new LiveRegions();
             const int threads = 4;
             var held = new List<Held>[threads];
+            var handoff = new System.Collections.Concurrent.ConcurrentQueue<Held>();
             var failures = new List<string>();
 
             void Run(int t)
@@ -221,12 +222,29 @@ namespace ArrowLz4Fast.Tests
                         span.Fill(pattern);
                         mine.Add(new Held(owner, address, length, pattern));
                     }
+                    else if (random.Next(100) < 15 && handoff.TryDequeue(out Held? other))
+                    {
+                        // A buffer another thread allocated is disposed here: its block goes to this thread's cache.
+                        if (other.Owner.Memory.Span.Count(other.Pattern) != other.Length)
+                        {
+                            lock (failures)
+                                failures.Add($"{other.Length} bytes at {other.Address:x} were overwritten while handed over");
+                            return;
+                        }
+                        live.Remove(other.Address);
+                        other.Owner.Dispose();
+                    }
                     else
                     {
                         int index = random.Next(mine.Count);
                         Held h = mine[index];
                         mine[index] = mine[^1];
                         mine.RemoveAt(mine.Count - 1);
+                        if (random.Next(100) < 15)
+                        {
+                            handoff.Enqueue(h);
+                            continue;
+                        }
                         // Nobody else wrote into this buffer while it was ours.
                         if (h.Owner.Memory.Span.Count(h.Pattern) != h.Length)
                         {
@@ -251,6 +269,7 @@ namespace ArrowLz4Fast.Tests
                 worker.Join();
             Assert.Empty(failures);
 
+            held[0].AddRange(handoff);
             long modelInUse = held.SelectMany(h => h).Sum(h => SizeClasses.SizeOf(SizeClasses.IndexOf(h.Length)));
             Assert.Equal(modelInUse, allocator.BytesInUse);
             Assert.Equal(allocator.SumOfSlabSizes(), allocator.BytesRetained);
@@ -452,7 +471,7 @@ namespace ArrowLz4Fast.Tests
                 return (long)p;
         }
 
-        private static bool IsZero(ReadOnlySpan<byte> span) => span.IndexOfAnyExcept((byte)0) < 0;
+        internal static bool IsZero(ReadOnlySpan<byte> span) => span.IndexOfAnyExcept((byte)0) < 0;
 
         private sealed record Held(IMemoryOwner<byte> Owner, long Address, int Length, byte Pattern);
 

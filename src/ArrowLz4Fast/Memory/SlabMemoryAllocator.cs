@@ -17,7 +17,8 @@ namespace ArrowLz4Fast.Memory
     /// multiple of 64 bytes up to 256, then four classes per power of two, so rounding wastes less than a quarter of a
     /// request). Blocks of up to 256 KiB are carved from shared 4 MiB slabs; a larger block is a slab of its own. GC
     /// memory pressure is reported per slab. Disposed buffers go to per-class free lists, striped by core, and are
-    /// reused most recently freed first.
+    /// reused most recently freed first; a thread that allocates also keeps a few free blocks of each class up to
+    /// 64 KiB to itself, reused without a lock.
     /// </para>
     /// <para>
     /// Retained memory grows to what is in use at the busiest moment. Free memory beyond
@@ -67,6 +68,26 @@ namespace ArrowLz4Fast.Memory
         /// see activity without the hot path reading a clock.
         /// </summary>
         private readonly PaddedCounter[] _activity;
+
+        /// <summary>The threads' caches of this allocator's blocks, for the idle timer to see their activity. Under the slab lock.</summary>
+        private readonly List<ThreadCache> _caches = new();
+
+        /// <summary>
+        /// This thread's cache: held weakly, so that the cache (which holds its allocator) never keeps a dropped
+        /// allocator alive; the allocator holds its caches.
+        /// </summary>
+        [ThreadStatic]
+        private static WeakReference<ThreadCache>? t_cache;
+
+        /// <summary>Allocations on this thread from an allocator other than its cache's, counted to move the cache over.</summary>
+        [ThreadStatic]
+        private static int t_cacheMisses;
+
+        /// <summary>
+        /// A thread that allocates from another allocator than its cache's this many times moves its cache to it: a
+        /// thread alternating between two allocators does not move on every call, one that switches for good soon does.
+        /// </summary>
+        private const int MissesToMoveCache = 64;
 
         /// <summary>Guards the slab list, the shared slab being carved, retiring and the idle timer.</summary>
         private readonly object _slabLock = new();
@@ -150,18 +171,27 @@ namespace ArrowLz4Fast.Memory
         protected override IMemoryOwner<byte> AllocateInternal(int length, out int bytesAllocated)
         {
             int classIndex = SizeClasses.IndexOf(length);
-            int stripe = CurrentStripe();
             int blockClass = classIndex;
-            if (!TryTake(classIndex, stripe, out FreeBlock block))
+            long blockSize = SizeClasses.SizeOf(classIndex);
+            FreeBlock block;
+            ThreadCache? cache = ThreadCache.IsCached(classIndex) ? CacheForAllocation() : null;
+            if (cache is not null && cache.TryPop(classIndex, blockSize, out block))
             {
-                if (classIndex <= MaxSharedClass)
-                    block = Carve(classIndex);
-                else if (!TryTakeLarger(classIndex, stripe, out block, out blockClass))
-                    block = CreateDedicated(classIndex);
+                cache.Activity++;
             }
-
-            long blockSize = SizeClasses.SizeOf(blockClass);
-            _activity[stripe].Value++;
+            else
+            {
+                int stripe = CurrentStripe();
+                if (!TryTake(classIndex, stripe, out block))
+                {
+                    if (classIndex <= MaxSharedClass)
+                        block = Carve(classIndex);
+                    else if (!TryTakeLarger(classIndex, stripe, out block, out blockClass))
+                        block = CreateDedicated(classIndex);
+                }
+                blockSize = SizeClasses.SizeOf(blockClass);
+                _activity[stripe].Value++;
+            }
             // Only the prefix an earlier owner may have written needs zeroing: past it the block is still zero. The
             // owner zeroes it when the memory is first reached, unless a writer that overwrites it all says not to.
             int clearLength = _clearBuffers ? Math.Min(block.Dirty, length) : 0;
@@ -188,13 +218,71 @@ namespace ArrowLz4Fast.Memory
         /// <summary>Takes back a block from a disposed (or finalized) owner.</summary>
         internal void Return(in FreeBlock block, int classIndex)
         {
-            int stripe = CurrentStripe();
-            // Listed before it is counted free: once nothing of the slab is in use, all its free blocks are in the lists.
-            StackFor(classIndex, stripe).Push(block);
-            _activity[stripe].Value++;
+            // Kept (in this thread's cache, or listed) before it is counted free: once nothing of the slab is in use,
+            // every free block of it is where an allocation can find it.
+            ThreadCache? cache = ThreadCache.IsCached(classIndex) ? CurrentCache() : null;
+            if (cache is not null && cache.TryPush(block, classIndex))
+            {
+                cache.Activity++;
+            }
+            else
+            {
+                int stripe = CurrentStripe();
+                StackFor(classIndex, stripe).Push(block);
+                _activity[stripe].Value++;
+            }
             if (block.Slab.Release(SizeClasses.SizeOf(classIndex)) && BytesRetained - BytesInUse > _maxIdleBytes)
                 EnforceIdleLimit();
         }
+
+        /// <summary>Lists a free block on the shared free lists of this core's stripe (it is already counted free).</summary>
+        internal void PushShared(in FreeBlock block, int classIndex) => StackFor(classIndex, CurrentStripe()).Push(block);
+
+        /// <summary>This thread's cache if it belongs to this allocator.</summary>
+        private ThreadCache? CurrentCache()
+        {
+            WeakReference<ThreadCache>? reference = t_cache;
+            return reference is not null && reference.TryGetTarget(out ThreadCache? cache) && cache.Allocator == this ? cache : null;
+        }
+
+        /// <summary>This thread's cache, made (or moved here from another allocator) when the thread needs one.</summary>
+        private ThreadCache? CacheForAllocation()
+        {
+            WeakReference<ThreadCache>? reference = t_cache;
+            if (reference is not null && reference.TryGetTarget(out ThreadCache? cache))
+            {
+                if (cache.Allocator == this)
+                    return cache;
+                if (++t_cacheMisses < MissesToMoveCache)
+                    return null;
+                // The thread has moved to this allocator: its blocks of the other go back to that allocator's lists.
+                cache.Retired = true;
+                cache.FlushTo(cache.Allocator);
+            }
+            return BindCache();
+        }
+
+        private ThreadCache BindCache()
+        {
+            var cache = new ThreadCache(this, Thread.CurrentThread);
+            lock (_slabLock)
+            {
+                PruneCaches();
+                _caches.Add(cache);
+            }
+            t_cacheMisses = 0;
+            if (t_cache is null)
+                t_cache = new WeakReference<ThreadCache>(cache);
+            else
+                t_cache.SetTarget(cache);
+            return cache;
+        }
+
+        /// <summary>Forgets the caches of threads that died or moved to another allocator. Under the slab lock.</summary>
+        private void PruneCaches() => _caches.RemoveAll(static cache => cache.Retired || !cache.Thread.IsAlive);
+
+        /// <summary>Blocks in this thread's cache of this allocator, for tests.</summary>
+        internal int CachedOnThisThread() => CurrentCache()?.CountCached() ?? 0;
 
         /// <summary>Sum of the slab sizes, for tests to check <see cref="BytesRetained"/> against.</summary>
         internal long SumOfSlabSizes()
@@ -411,6 +499,9 @@ namespace ArrowLz4Fast.Memory
                 long activity = 0;
                 for (int i = 0; i < _activity.Length; i++)
                     activity += Volatile.Read(ref _activity[i].Value);
+                PruneCaches();
+                foreach (ThreadCache cache in _caches)
+                    activity += Volatile.Read(ref cache.Activity);
                 if (activity != _activitySeen)
                 {
                     _activitySeen = activity;

@@ -12,10 +12,11 @@ namespace ArrowLz4Fast.Memory
     /// owner stays disposed, so a stale reference to it can never reach memory since handed to someone else.
     /// </summary>
     /// <remarks>
-    /// A reused block is zeroed lazily: on the first <see cref="GetSpan"/> or <see cref="Pin"/>, the only ways to reach
+    /// A reused block of more than <see cref="EagerClearLimit"/> bytes is zeroed lazily: on the first <see cref="GetSpan"/> or <see cref="Pin"/>, the only ways to reach
     /// the memory, so nobody ever sees an earlier buffer's bytes, and the clearing happens just before the memory is
     /// written, while it comes into cache anyway. A writer that overwrites the whole buffer before anyone reads it
     /// (ArrowLz4Fast's codec decoding into it) cancels the clearing with <see cref="TrySkipClear(Memory{byte})"/>.
+    /// Smaller blocks are zeroed when handed out.
     /// </remarks>
     internal sealed unsafe class SlabMemoryOwner : MemoryManager<byte>
     {
@@ -23,6 +24,9 @@ namespace ArrowLz4Fast.Memory
         private const int Clean = 0;
         private const int ClearPending = 1;
         private const int Clearing = 2;
+
+        /// <summary>Buffers up to this many bytes are zeroed when handed out, not when first reached.</summary>
+        internal const int EagerClearLimit = 512;
 
         private readonly SlabMemoryAllocator _allocator;
         private readonly nint _address;
@@ -48,6 +52,13 @@ namespace ArrowLz4Fast.Memory
         /// <param name="clearLength">Bytes to zero before the memory is first reached; 0 for none.</param>
         public SlabMemoryOwner(SlabMemoryAllocator allocator, in FreeBlock block, int classIndex, int length, int clearLength)
         {
+            if (clearLength > 0 && clearLength <= EagerClearLimit)
+            {
+                // A few cache lines are cheaper to zero now, while the block is hot from its last owner, than the
+                // compare-and-swap that deferring it costs (and few small buffers are decoded whole).
+                new Span<byte>((void*)block.Address, clearLength).Clear();
+                clearLength = 0;
+            }
             _clearLength = clearLength;
             _clearState = clearLength > 0 ? ClearPending : Clean;
             _allocator = allocator;

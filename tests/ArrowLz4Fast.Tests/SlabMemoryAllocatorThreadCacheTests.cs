@@ -1,0 +1,167 @@
+using System;
+using System.Buffers;
+using System.Collections.Generic;
+using System.Linq;
+using System.Runtime.CompilerServices;
+using System.Threading;
+using ArrowLz4Fast.Memory;
+using Xunit;
+using static ArrowLz4Fast.Tests.SlabMemoryAllocatorTests;
+
+namespace ArrowLz4Fast.Tests
+{
+    /// <summary>
+    /// The per-thread caches of small free blocks: a thread reuses what it freed without the shared lists, yet a cached
+    /// block is never handed out twice, never keeps a slab from going back to the OS, and never keeps a dropped
+    /// allocator alive. Each test runs on a thread of its own, whose cache starts empty.
+    /// </summary>
+    public class SlabMemoryAllocatorThreadCacheTests
+    {
+        private static readonly SlabMemoryAllocatorOptions NoIdleTrim = new() { IdleTrimDelay = Timeout.InfiniteTimeSpan };
+
+        [Fact]
+        public void A_thread_reuses_the_blocks_it_freed_zeroed_and_trim_still_returns_their_slab() => OnNewThread(() =>
+        {
+            var allocator = new SlabMemoryAllocator(NoIdleTrim);
+            List<IMemoryOwner<byte>> first = Enumerable.Range(0, 20).Select(_ => allocator.Allocate(300)).ToList();
+            var addresses = new HashSet<long>(first.Select(Address));
+            Assert.Equal(20, addresses.Count);
+            foreach (IMemoryOwner<byte> owner in first)
+            {
+                owner.Memory.Span.Fill(0xFF);
+                owner.Dispose();
+            }
+            // A class keeps 16 blocks per thread; the other four went to the shared lists. None is in use.
+            Assert.Equal(ThreadCache.Capacity, allocator.CachedOnThisThread());
+            Assert.Equal(0, allocator.BytesInUse);
+
+            List<IMemoryOwner<byte>> second = Enumerable.Range(0, ThreadCache.Capacity).Select(_ => allocator.Allocate(300)).ToList();
+            Assert.Equal(0, allocator.CachedOnThisThread());
+            Assert.All(second, owner => Assert.Contains(Address(owner), addresses));
+            Assert.All(second, owner => Assert.True(IsZero(owner.Memory.Span)));
+            Assert.Equal(ThreadCache.Capacity * 320L, allocator.BytesInUse); // 300 bytes round up to 320
+            Assert.Equal(1, allocator.SlabCount);
+            foreach (IMemoryOwner<byte> owner in second)
+                owner.Dispose();
+
+            // Cached blocks count as free: the slab goes back, and the cache's entries for it go stale.
+            Assert.Equal(ThreadCache.Capacity, allocator.CachedOnThisThread());
+            Assert.Equal(SlabMemoryAllocator.SharedSlabSize, allocator.Trim());
+            Assert.Equal(0, allocator.SlabCount);
+            using IMemoryOwner<byte> fresh = allocator.Allocate(300);
+            Assert.Equal(0, allocator.CachedOnThisThread()); // every stale entry was dropped, none handed out
+            Assert.Equal(1, allocator.SlabCount);
+            Assert.Equal(320, allocator.BytesInUse);
+            Assert.True(IsZero(fresh.Memory.Span));
+        });
+
+        [Fact]
+        public void Buffers_freed_on_other_threads_go_to_the_shared_lists_or_that_threads_cache_and_their_slab_still_empties() => OnNewThread(() =>
+        {
+            var allocator = new SlabMemoryAllocator(NoIdleTrim);
+            List<IMemoryOwner<byte>> owners = Enumerable.Range(0, 8).Select(_ => allocator.Allocate(1000)).ToList();
+            var addresses = new HashSet<long>(owners.Select(Address));
+
+            // A thread that never allocated has no cache (a consumer that only disposes batches would strand blocks
+            // in one): the blocks go to the shared lists, where this thread finds them again.
+            int cachedThere = -1;
+            OnNewThread(() =>
+            {
+                foreach (IMemoryOwner<byte> owner in owners.Take(4))
+                    owner.Dispose();
+                cachedThere = allocator.CachedOnThisThread();
+            });
+            Assert.Equal(0, cachedThere);
+            List<IMemoryOwner<byte>> again = Enumerable.Range(0, 4).Select(_ => allocator.Allocate(1000)).ToList();
+            Assert.All(again, owner => Assert.Contains(Address(owner), addresses));
+
+            // A thread that allocates keeps what it frees, whoever allocated it; when it dies its blocks are lost for
+            // reuse, not leaked: their slab counts them free and goes back.
+            OnNewThread(() =>
+            {
+                allocator.Allocate(1000).Dispose();
+                foreach (IMemoryOwner<byte> owner in owners.Skip(4).Concat(again))
+                    owner.Dispose();
+                cachedThere = allocator.CachedOnThisThread();
+            });
+            Assert.Equal(9, cachedThere);
+            Assert.Equal(0, allocator.BytesInUse);
+            Assert.Equal(SlabMemoryAllocator.SharedSlabSize, allocator.Trim());
+            Assert.Equal(0, allocator.BytesRetained);
+        });
+
+        [Fact]
+        public void A_thread_that_moves_to_another_allocator_hands_its_cached_blocks_back() => OnNewThread(() =>
+        {
+            var a = new SlabMemoryAllocator(NoIdleTrim);
+            var b = new SlabMemoryAllocator(NoIdleTrim);
+            List<IMemoryOwner<byte>> owners = Enumerable.Range(0, 6).Select(_ => a.Allocate(2000)).ToList();
+            var addresses = new HashSet<long>(owners.Select(Address));
+            foreach (IMemoryOwner<byte> owner in owners)
+                owner.Dispose();
+            Assert.Equal(6, a.CachedOnThisThread());
+
+            // A few allocations from b leave the cache with a (a thread may use two allocators by turns)...
+            for (int i = 0; i < 10; i++)
+                b.Allocate(100).Dispose();
+            Assert.Equal(6, a.CachedOnThisThread());
+            // ...but a thread that keeps allocating from b moves its cache there, and a's blocks go to a's lists.
+            for (int i = 0; i < 100; i++)
+                b.Allocate(100).Dispose();
+            Assert.Equal(0, a.CachedOnThisThread());
+            Assert.Equal(1, b.CachedOnThisThread());
+
+            // Another thread finds them there instead of carving new ones.
+            long reused = 0;
+            OnNewThread(() =>
+            {
+                using IMemoryOwner<byte> owner = a.Allocate(2000);
+                reused = Address(owner);
+            });
+            Assert.Contains(reused, addresses);
+            Assert.Equal(1, a.SlabCount);
+        });
+
+        [Fact]
+        public void A_dropped_allocator_is_collected_while_a_live_thread_caches_its_blocks() => OnNewThread(() =>
+        {
+            WeakReference reference = UseAndDrop();
+            for (int i = 0; i < 20 && reference.IsAlive; i++)
+            {
+                GC.Collect();
+                GC.WaitForPendingFinalizers();
+            }
+            Assert.False(reference.IsAlive, "the thread's cache keeps the allocator alive");
+        });
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static WeakReference UseAndDrop()
+        {
+            var allocator = new SlabMemoryAllocator(new SlabMemoryAllocatorOptions { IdleTrimDelay = TimeSpan.FromHours(1) });
+            allocator.Allocate(1000).Dispose();
+            Assert.Equal(1, allocator.CachedOnThisThread());
+            return new WeakReference(allocator);
+        }
+
+        /// <summary>Runs <paramref name="body"/> on a new thread (with an empty cache) and rethrows what it threw.</summary>
+        private static void OnNewThread(Action body)
+        {
+            Exception? failure = null;
+            var thread = new Thread(() =>
+            {
+                try
+                {
+                    body();
+                }
+                catch (Exception e)
+                {
+                    failure = e;
+                }
+            });
+            thread.Start();
+            thread.Join();
+            if (failure is not null)
+                System.Runtime.ExceptionServices.ExceptionDispatchInfo.Capture(failure).Throw();
+        }
+    }
+}
