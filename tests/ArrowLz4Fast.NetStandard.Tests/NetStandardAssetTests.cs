@@ -18,5 +18,14 @@ namespace ArrowLz4Fast.Tests
                 Assert.Equal(".NETStandard,Version=v2.0", framework);
             }
         }
+
+        [Fact]
+        public void Apache_Arrow_is_the_version_this_run_was_built_for()
+        {
+            string expected = typeof(NetStandardAssetTests).Assembly.GetCustomAttributes<AssemblyMetadataAttribute>().Single(a => a.Key == "ArrowVersion").Value!;
+            string? loaded = typeof(Apache.Arrow.RecordBatch).Assembly.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion;
+            Assert.NotNull(loaded);
+            Assert.StartsWith(expected, loaded, System.StringComparison.Ordinal);
+        }
     }
 }
