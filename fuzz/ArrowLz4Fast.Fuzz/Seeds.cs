@@ -85,7 +85,7 @@ namespace ArrowLz4Fast.Fuzz
                         batch.Dispose();
                 }
             }
-            catch (Exception e) when (e is NotSupportedException or InvalidDataException)
+            catch (Exception e) when (e is NotSupportedException or InvalidDataException or ArrowLz4Fast.Frames.Lz4FrameException)
             {
                 // ZSTD streams and the like: no LZ4 buffers to take.
             }

@@ -1,6 +1,8 @@
 using System;
 using System.Buffers;
+using System.Diagnostics.CodeAnalysis;
 using System.IO;
+using System.Runtime.CompilerServices;
 using Apache.Arrow.Ipc;
 using ArrowLz4Fast.Frames;
 using ArrowLz4Fast.Memory;
@@ -13,8 +15,8 @@ namespace ArrowLz4Fast
     /// </summary>
     /// <remarks>
     /// <see cref="Decompress"/> requires the frame to decode to exactly the destination's length (Arrow's declared
-    /// uncompressed length); anything else is an <see cref="InvalidDataException"/> naming the defect and its byte
-    /// offset in the frame. Frames that name a dictionary are the one thing it declines, as
+    /// uncompressed length); anything else is an <see cref="Lz4FrameException"/> (an <see cref="IOException"/>)
+    /// naming the defect, with its byte offset in the frame as <see cref="Lz4FrameException.Offset"/>. Frames that name a dictionary are the one thing it declines, as
     /// <see cref="NotSupportedException"/> (K4os <c>LZ4Frame.Decode</c> cannot decode them either), after checking
     /// the structure of the whole input.
     /// </remarks>
@@ -45,7 +47,7 @@ namespace ArrowLz4Fast
         /// <param name="source">The LZ4 frame.</param>
         /// <param name="destination">Exactly the declared uncompressed length.</param>
         /// <returns>The number of bytes written: always <paramref name="destination"/>'s length.</returns>
-        /// <exception cref="InvalidDataException">The frame is malformed, truncated, fails a checksum, or decodes to another length.</exception>
+        /// <exception cref="Lz4FrameException">The frame is malformed, truncated, fails a checksum, or decodes to another length (an <see cref="IOException"/>).</exception>
         /// <exception cref="NotSupportedException">The frame was compressed against a dictionary.</exception>
         public int Decompress(ReadOnlyMemory<byte> source, Memory<byte> destination)
         {
@@ -72,7 +74,7 @@ namespace ArrowLz4Fast
             if (input.IsEmpty)
             {
                 if (!output.IsEmpty)
-                    throw Lz4FrameErrors.At(0, $"the buffer holds no LZ4 frame but {output.Length} decoded bytes are expected");
+                    ThrowNoFrame(output.Length);
                 ArrowLz4FastMetrics.RecordDirect(0);
                 return 0;
             }
@@ -81,11 +83,12 @@ namespace ArrowLz4Fast
             {
                 case Lz4DecodeStatus.Done:
                     if (written != output.Length)
-                        throw Lz4FrameErrors.At(consumed, $"the LZ4 data ends after {written} decoded bytes but the Arrow buffer declares {output.Length}");
+                        ThrowTooShort(consumed, written, output.Length);
                     ArrowLz4FastMetrics.RecordDirect(written);
                     return written;
                 case Lz4DecodeStatus.DestinationTooSmall:
-                    throw Lz4FrameErrors.At(consumed, $"the LZ4 data decodes to more than the {output.Length} bytes the Arrow buffer declares ({written} decoded before this point)");
+                    ThrowTooLong(consumed, written, output.Length);
+                    return 0;
                 default:
                     // No decoder here or in K4os can decode against a dictionary the caller cannot supply; the
                     // rest of the input was still checked, so corrupt input is reported as such before this.
@@ -93,6 +96,24 @@ namespace ArrowLz4Fast
                     throw Lz4FrameDecoder.DictionaryNotSupported(input, consumed);
             }
         }
+
+        [DoesNotReturn]
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static void ThrowNoFrame(int expected) =>
+            throw Invalid(0, $"the buffer holds no LZ4 frame but {expected} decoded bytes are expected");
+
+        [DoesNotReturn]
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static void ThrowTooShort(int offset, int written, int expected) =>
+            throw Invalid(offset, $"the LZ4 data ends after {written} decoded bytes but the Arrow buffer declares {expected}");
+
+        [DoesNotReturn]
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static void ThrowTooLong(int offset, int written, int expected) =>
+            throw Invalid(offset, $"the LZ4 data decodes to more than the {expected} bytes the Arrow buffer declares ({written} decoded before this point)");
+
+        private static Lz4FrameException Invalid(long offset, string what) =>
+            new($"Invalid LZ4 data at byte offset {offset}: {what}.", offset);
 
         /// <summary>Writes <paramref name="source"/> to <paramref name="destination"/> as one LZ4 frame.</summary>
         /// <param name="source">The bytes to compress.</param>

@@ -18,7 +18,8 @@ namespace ArrowLz4Fast.Frames
     /// against the frame's block maximum and the input, every block's decoded size against the block maximum, block
     /// and content checksums (unless <see cref="Lz4FrameDecoderOptions.SkipChecksums"/>), and the content size field
     /// when present and non-zero (liblz4 reads 0 as "unknown"). A malformed or truncated input throws
-    /// <see cref="System.IO.InvalidDataException"/> naming the defect and its byte offset; nothing is ever written
+    /// <see cref="Lz4FrameException"/> (an <see cref="System.IO.IOException"/>) naming the defect, with its
+    /// byte offset in <see cref="Lz4FrameException.Offset"/>; nothing is ever written
     /// outside the destination. Bytes of the destination past <c>bytesWritten</c> may have been scribbled on.
     /// A frame that names a dictionary stops decoding with <see cref="Lz4DecodeStatus.DictionaryRequired"/>, but
     /// only after the structure of the rest of the input has been checked.
@@ -35,7 +36,7 @@ namespace ArrowLz4Fast.Frames
         /// <param name="bytesWritten">Decoded bytes written to the start of <paramref name="destination"/>.</param>
         /// <param name="options">Checksum verification; the default verifies.</param>
         /// <returns><see cref="Lz4DecodeStatus.Done"/>, or why decoding stopped on well-formed input.</returns>
-        /// <exception cref="System.IO.InvalidDataException">The input is malformed, truncated or fails a checksum.</exception>
+        /// <exception cref="Lz4FrameException">The input is malformed, truncated or fails a checksum (an <see cref="System.IO.IOException"/> whose <see cref="Lz4FrameException.Offset"/> locates the defect).</exception>
         public static Lz4DecodeStatus Decode(
             ReadOnlySpan<byte> source,
             Span<byte> destination,
@@ -105,7 +106,7 @@ namespace ArrowLz4Fast.Frames
         /// <param name="bytesWritten">Decoded bytes written; 0 when the method returns <see langword="false"/>.</param>
         /// <param name="options">Checksum verification; the default verifies.</param>
         /// <returns><see langword="false"/> when the content does not fit in <paramref name="destination"/>.</returns>
-        /// <exception cref="System.IO.InvalidDataException">The input is malformed, truncated or fails a checksum.</exception>
+        /// <exception cref="Lz4FrameException">The input is malformed, truncated or fails a checksum (an <see cref="System.IO.IOException"/> whose <see cref="Lz4FrameException.Offset"/> locates the defect).</exception>
         /// <exception cref="NotSupportedException">A frame needs a dictionary (its header has a dictionary ID).</exception>
         public static bool TryDecode(
             ReadOnlySpan<byte> source,
@@ -125,12 +126,8 @@ namespace ArrowLz4Fast.Frames
             }
         }
 
-        internal static NotSupportedException DictionaryNotSupported(ReadOnlySpan<byte> source, int frameOffset)
-        {
-            uint? id = Lz4FrameDescriptor.Read(source, frameOffset).DictionaryId;
-            return new NotSupportedException(
-                $"The LZ4 frame at byte offset {frameOffset} was compressed against dictionary ID 0x{id:X8}; decoding it needs that dictionary, and none can be supplied here.");
-        }
+        internal static NotSupportedException DictionaryNotSupported(ReadOnlySpan<byte> source, int frameOffset) =>
+            Lz4FrameErrors.DictionaryNotSupported(frameOffset, Lz4FrameDescriptor.Read(source, frameOffset).DictionaryId);
 
         /// <summary>Decodes the current block at <paramref name="written"/>: its length, -1 when it does not fit, -2 when it is corrupt.</summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -185,7 +182,7 @@ namespace ArrowLz4Fast.Frames
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
-        private static InvalidDataException CorruptBlock(ref Lz4FrameReader reader, int written, int frameStart)
+        private static Lz4FrameException CorruptBlock(ref Lz4FrameReader reader, int written, int frameStart)
         {
             int prefix = reader.Frame.IsLinked ? Math.Min(written - frameStart, Lz4FrameConstants.WindowSize) : 0;
             string context = prefix > 0 ? $" (linked to the previous {prefix} bytes)" : "";
@@ -212,9 +209,7 @@ namespace ArrowLz4Fast.Frames
             Lz4FrameDescriptor frame = reader.Frame;
             if (frame.ContentSize is ulong size && size != 0 && size != (ulong)produced)
             {
-                throw Lz4FrameErrors.At(
-                    reader.FrameStartIndex + 6,
-                    $"the frame header declares a content size of {size} bytes but its blocks decode to {produced} bytes");
+                Lz4FrameErrors.ThrowContentSize(reader.FrameStartIndex + 6, size, produced);
             }
             if (hashContent)
             {
@@ -222,9 +217,7 @@ namespace ArrowLz4Fast.Frames
                 uint expected = reader.ContentChecksum.GetValueOrDefault();
                 if (actual != expected)
                 {
-                    throw Lz4FrameErrors.At(
-                        reader.TokenStartIndex + Lz4FrameConstants.EndMarkLength,
-                        $"content checksum is 0x{expected:X8} but the {produced} decoded bytes hash to 0x{actual:X8}");
+                    Lz4FrameErrors.ThrowContentChecksum(reader.TokenStartIndex + Lz4FrameConstants.EndMarkLength, expected, actual, produced);
                 }
             }
         }
