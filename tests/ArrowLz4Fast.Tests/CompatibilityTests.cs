@@ -45,7 +45,7 @@ namespace ArrowLz4Fast.Tests
                     continue;
                 }
                 var output = new byte[64 << 20];
-                if (Lz4FrameDecoder.Decode(frame, output, out _, out _) == Lz4DecodeStatus.Done)
+                if (Lz4FrameDecoder.Decode(frame, output, out _, out _) == Lz4FrameDecodeStatus.Done)
                     direct++;
                 var reader = new Lz4FrameReader(frame);
                 while (reader.Read())

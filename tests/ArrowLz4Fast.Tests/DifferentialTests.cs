@@ -51,7 +51,7 @@ namespace ArrowLz4Fast.Tests
                     Assert.Equal(payload.Length, decoder.ReadManyBytes(official));
 
                 byte[] ours = new byte[payload.Length];
-                Assert.Equal(Lz4DecodeStatus.Done, Lz4FrameDecoder.Decode(frame, ours, out int consumed, out int written));
+                Assert.Equal(Lz4FrameDecodeStatus.Done, Lz4FrameDecoder.Decode(frame, ours, out int consumed, out int written));
                 Assert.Equal(frame.Length, consumed);
                 Assert.Equal(payload.Length, written);
                 Assert.True(official.AsSpan().SequenceEqual(ours), $"{payload.Length}-byte payload differs from the official path");

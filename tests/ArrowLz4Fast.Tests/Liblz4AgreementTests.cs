@@ -55,9 +55,9 @@ namespace ArrowLz4Fast.Tests
                     var destination = new GuardedBuffer(length + extra);
                     destination.Span.Fill(prior);
 
-                    Lz4DecodeStatus status = Lz4FrameDecoder.Decode(frame, destination.Span, out int consumed, out int written);
+                    Lz4FrameDecodeStatus status = Lz4FrameDecoder.Decode(frame, destination.Span, out int consumed, out int written);
 
-                    Assert.Equal(Lz4DecodeStatus.Done, status);
+                    Assert.Equal(Lz4FrameDecodeStatus.Done, status);
                     Assert.Equal(frame.Length, consumed);
                     Assert.Equal(length, written);
                     Assert.True(sha256 == Hex.Sha256(destination.Span.Slice(0, written)), $"{file}: wrong bytes into {length + extra} bytes pre-filled with 0x{prior:X2}");
@@ -109,7 +109,7 @@ namespace ArrowLz4Fast.Tests
                 // The frame API stops at the first block that does not fit, like BrotliDecoder: with no room for the
                 // valid first frame's one byte it says so before reaching the corrupt frame.
                 if (size == 0)
-                    Assert.Equal(Lz4DecodeStatus.DestinationTooSmall, Lz4FrameDecoder.Decode(frame, destination.Span, out _, out _));
+                    Assert.Equal(Lz4FrameDecodeStatus.DestinationTooSmall, Lz4FrameDecoder.Decode(frame, destination.Span, out _, out _));
                 else
                     Assert.Throws<Lz4FrameException>(() => Lz4FrameDecoder.Decode(frame, destination.Span, out _, out _));
                 destination.AssertGuardsIntact();
@@ -136,7 +136,7 @@ namespace ArrowLz4Fast.Tests
             byte[] frame = File.ReadAllBytes(Corpus.Committed(DictionaryFrame));
             Assert.Equal("accepts", Corpus.Sidecar(Corpus.Committed(DictionaryFrame)).GetProperty("liblz4").GetString());
 
-            Assert.Equal(Lz4DecodeStatus.DictionaryRequired, Lz4FrameDecoder.Decode(frame, new byte[16], out int consumed, out int written));
+            Assert.Equal(Lz4FrameDecodeStatus.DictionaryRequired, Lz4FrameDecoder.Decode(frame, new byte[16], out int consumed, out int written));
             Assert.Equal(0, consumed);
             Assert.Equal(0, written);
             Assert.Throws<NotSupportedException>(() => new Lz4FastCodec().Decompress(frame, Memory<byte>.Empty));

@@ -36,7 +36,7 @@ namespace ArrowLz4Fast.Tests
 
                 bool done = false;
                 int written = 0;
-                Exception? error = Record.Exception(() => done = Lz4FrameDecoder.TryDecode(mutant, destination.Span, out written));
+                Exception? error = Record.Exception(() => done = Lz4FrameDecoder.Decode(mutant, destination.Span, out _, out written) == Lz4FrameDecodeStatus.Done);
 
                 destination.AssertGuardsIntact();
                 if (error is not null)

@@ -40,8 +40,8 @@ namespace ArrowLz4Fast
             _encoderOptions = options.EncoderOptions(compressionLevel);
         }
 
-        /// <summary>The frame settings this codec writes with.</summary>
-        public Lz4FrameEncoderOptions EncoderOptions => _encoderOptions;
+        // The frame settings this codec writes with (tests read them).
+        internal Lz4FrameEncoderOptions EncoderOptions => _encoderOptions;
 
         /// <summary>Decodes one Arrow LZ4_FRAME buffer (the bytes after the 8-byte length prefix) into <paramref name="destination"/>.</summary>
         /// <param name="source">The LZ4 frame.</param>
@@ -81,12 +81,12 @@ namespace ArrowLz4Fast
 
             switch (Lz4FrameDecoder.Decode(input, output, out int consumed, out int written, _decoderOptions))
             {
-                case Lz4DecodeStatus.Done:
+                case Lz4FrameDecodeStatus.Done:
                     if (written != output.Length)
                         ThrowTooShort(consumed, written, output.Length);
                     ArrowLz4FastMetrics.RecordDirect(written);
                     return written;
-                case Lz4DecodeStatus.DestinationTooSmall:
+                case Lz4FrameDecodeStatus.DestinationTooSmall:
                     ThrowTooLong(consumed, written, output.Length);
                     return 0;
                 default:

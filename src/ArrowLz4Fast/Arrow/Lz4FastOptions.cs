@@ -49,10 +49,16 @@ namespace ArrowLz4Fast
         /// <summary>Written frames carry block checksums (default <see langword="false"/>).</summary>
         public bool BlockChecksum { get; set; }
 
-        internal Lz4FrameDecoderOptions DecoderOptions => new(skipChecksums: !VerifyChecksums);
+        /// <summary>
+        /// Written frames carry the content size field in their header (default <see langword="false"/>, as pyarrow
+        /// and Arrow .NET write): 8 more bytes per buffer, which decoders check against the decoded length.
+        /// </summary>
+        public bool ContentSize { get; set; }
+
+        internal Lz4FrameDecoderOptions DecoderOptions => new(verifyChecksums: VerifyChecksums);
 
         internal Lz4FrameEncoderOptions EncoderOptions(int? level) =>
-            new(BlockSize, level ?? CompressionLevel, ContentChecksum, BlockChecksum);
+            new(BlockSize, level ?? CompressionLevel, ContentChecksum, BlockChecksum, ContentSize);
 
         internal Lz4FastOptions Clone() => (Lz4FastOptions)MemberwiseClone();
     }

@@ -5,18 +5,21 @@ namespace ArrowLz4Fast.Frames
     /// </summary>
     public readonly struct Lz4FrameDecoderOptions
     {
+        // Stored inverted so that default(Lz4FrameDecoderOptions) verifies.
+        private readonly bool _skipChecksums;
+
         /// <summary>Creates options.</summary>
-        /// <param name="skipChecksums">
-        /// Do not verify block and content checksums (liblz4's <c>skipChecksums</c>), for callers that already trust
-        /// their source, e.g. data checked by a transport. Structure and sizes are still validated, and nothing is ever
-        /// written outside the destination.
+        /// <param name="verifyChecksums">
+        /// Verify block and content checksums (default <see langword="true"/>). <see langword="false"/> is liblz4's
+        /// <c>skipChecksums</c>, for callers that already trust their source, e.g. data checked by a transport.
+        /// Structure and sizes are validated either way, and nothing is ever written outside the destination.
         /// </param>
-        public Lz4FrameDecoderOptions(bool skipChecksums)
+        public Lz4FrameDecoderOptions(bool verifyChecksums = true)
         {
-            SkipChecksums = skipChecksums;
+            _skipChecksums = !verifyChecksums;
         }
 
-        /// <summary>Block and content checksums are not verified.</summary>
-        public bool SkipChecksums { get; }
+        /// <summary>Block and content checksums are verified (the same name and sense as <c>Lz4FastOptions.VerifyChecksums</c>).</summary>
+        public bool VerifyChecksums => !_skipChecksums;
     }
 }

@@ -15,7 +15,7 @@ namespace ArrowLz4Fast.Frames
     public ref struct Lz4FrameReader
     {
         private readonly ReadOnlySpan<byte> _source;
-        private readonly bool _verifyBlockChecksums;
+        private readonly bool _verifyChecksums;
         private ReadOnlySpan<byte> _data;
         private Lz4FrameDescriptor _frame;
         private int _position;
@@ -29,11 +29,15 @@ namespace ArrowLz4Fast.Frames
 
         /// <summary>Starts a reader at the beginning of <paramref name="source"/>.</summary>
         /// <param name="source">One or more concatenated LZ4 frames, possibly with skippable frames between them.</param>
-        /// <param name="verifyBlockChecksums">Check each block's checksum when the frame has them (on by default).</param>
-        public Lz4FrameReader(ReadOnlySpan<byte> source, bool verifyBlockChecksums = true)
+        /// <param name="verifyChecksums">
+        /// Verify the checksums the reader sees, each block's when the frame has them (default <see langword="true"/>;
+        /// the same name and sense as <see cref="Lz4FrameDecoderOptions.VerifyChecksums"/>). The content checksum
+        /// covers decoded bytes, so <see cref="Lz4FrameDecoder"/> verifies it.
+        /// </param>
+        public Lz4FrameReader(ReadOnlySpan<byte> source, bool verifyChecksums = true)
         {
             _source = source;
-            _verifyBlockChecksums = verifyBlockChecksums;
+            _verifyChecksums = verifyChecksums;
             _data = default;
             _frame = default;
             _position = 0;
@@ -178,7 +182,7 @@ namespace ArrowLz4Fast.Frames
                 Lz4FrameErrors.ThrowBlockTruncated(_position, blockIndex, needed, available);
 
             _data = _source.Slice(_position + Lz4FrameConstants.BlockHeaderLength, (int)size);
-            if (checksumLength != 0 && _verifyBlockChecksums)
+            if (checksumLength != 0 && _verifyChecksums)
             {
                 int checksumOffset = _position + Lz4FrameConstants.BlockHeaderLength + (int)size;
                 uint expected = BinaryPrimitives.ReadUInt32LittleEndian(_source.Slice(checksumOffset));
