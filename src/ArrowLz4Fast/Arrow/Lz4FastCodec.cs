@@ -35,7 +35,7 @@ namespace ArrowLz4Fast
         {
             options ??= new Lz4FastOptions();
             if (compressionLevel.HasValue)
-                Lz4FrameEncoderOptions.ValidateLevel(compressionLevel.Value);
+                _ = new Lz4FrameEncoderOptions(level: compressionLevel.Value);
             _decoderOptions = options.DecoderOptions;
             _encoderOptions = options.EncoderOptions(compressionLevel);
         }
@@ -93,7 +93,7 @@ namespace ArrowLz4Fast
                     // No decoder here or in K4os can decode against a dictionary the caller cannot supply; the
                     // rest of the input was still checked, so corrupt input is reported as such before this.
                     ArrowLz4FastMetrics.RecordFallback(ArrowLz4FastMetrics.DictionaryIdReason);
-                    throw Lz4FrameDecoder.DictionaryNotSupported(input, consumed);
+                    throw DictionaryNotSupported(consumed, Lz4FrameDescriptor.Read(input, consumed).DictionaryId);
             }
         }
 
@@ -111,6 +111,10 @@ namespace ArrowLz4Fast
         [MethodImpl(MethodImplOptions.NoInlining)]
         private static void ThrowTooLong(int offset, int written, int expected) =>
             throw Invalid(offset, $"the LZ4 data decodes to more than the {expected} bytes the Arrow buffer declares ({written} decoded before this point)");
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static NotSupportedException DictionaryNotSupported(int frameOffset, uint? dictionaryId) =>
+            new($"The LZ4 frame at byte offset {frameOffset} was compressed against dictionary ID 0x{dictionaryId:X8}; decoding it needs that dictionary, and none can be supplied here.");
 
         private static Lz4FrameException Invalid(long offset, string what) =>
             new($"Invalid LZ4 data at byte offset {offset}: {what}.", offset);

@@ -9,7 +9,7 @@ namespace ArrowLz4Fast
     /// </summary>
     public sealed class Lz4FastOptions
     {
-        private int _blockSize = Lz4FrameEncoderOptions.DefaultBlockSize;
+        private int _blockSize = default(Lz4FrameEncoderOptions).BlockSize;
         private int _compressionLevel;
 
         /// <summary>
@@ -38,7 +38,7 @@ namespace ArrowLz4Fast
             get => _compressionLevel;
             set
             {
-                Lz4FrameEncoderOptions.ValidateLevel(value);
+                _ = new Lz4FrameEncoderOptions(level: value);
                 _compressionLevel = value;
             }
         }
