@@ -1,11 +1,13 @@
 using System;
 using System.Buffers;
+using System.Buffers.Binary;
 using System.Diagnostics.CodeAnalysis;
 using System.IO;
 using System.Runtime.CompilerServices;
 using Apache.Arrow.Ipc;
 using ArrowLz4Fast.Frames;
 using ArrowLz4Fast.Memory;
+using K4os.Compression.LZ4.Streams;
 
 namespace ArrowLz4Fast
 {
@@ -26,6 +28,7 @@ namespace ArrowLz4Fast
 
         private readonly Lz4FrameDecoderOptions _decoderOptions;
         private readonly Lz4FrameEncoderOptions _encoderOptions;
+        private readonly bool _useK4os;
 
         /// <summary>Creates a codec.</summary>
         /// <param name="options">Settings; <see langword="null"/> for the defaults.</param>
@@ -38,6 +41,7 @@ namespace ArrowLz4Fast
                 _ = new Lz4FrameEncoderOptions(level: compressionLevel.Value);
             _decoderOptions = options.DecoderOptions;
             _encoderOptions = options.EncoderOptions(compressionLevel);
+            _useK4os = options.UseK4osDecoder;
         }
 
         // The frame settings this codec writes with (tests read them).
@@ -75,16 +79,18 @@ namespace ArrowLz4Fast
             {
                 if (!output.IsEmpty)
                     ThrowNoFrame(output.Length);
-                ArrowLz4FastMetrics.RecordDirect(0);
+                ArrowLz4FastMetrics.RecordDecompress(_useK4os ? ArrowLz4FastMetrics.PathK4os : ArrowLz4FastMetrics.PathDirect, 0);
                 return 0;
             }
+            if (_useK4os)
+                return DecompressWithK4os(source, output);
 
             switch (Lz4FrameDecoder.Decode(input, output, out int consumed, out int written, _decoderOptions))
             {
                 case Lz4FrameDecodeStatus.Done:
                     if (written != output.Length)
                         ThrowTooShort(consumed, written, output.Length);
-                    ArrowLz4FastMetrics.RecordDirect(written);
+                    ArrowLz4FastMetrics.RecordDecompress(ArrowLz4FastMetrics.PathDirect, written);
                     return written;
                 case Lz4FrameDecodeStatus.DestinationTooSmall:
                     ThrowTooLong(consumed, written, output.Length);
@@ -92,10 +98,59 @@ namespace ArrowLz4Fast
                 default:
                     // No decoder here or in K4os can decode against a dictionary the caller cannot supply; the
                     // rest of the input was still checked, so corrupt input is reported as such before this.
-                    ArrowLz4FastMetrics.RecordFallback(ArrowLz4FastMetrics.DictionaryIdReason);
+                    ArrowLz4FastMetrics.RecordDeclined(ArrowLz4FastMetrics.DictionaryIdReason);
                     throw DictionaryNotSupported(consumed, Lz4FrameDescriptor.Read(input, consumed).DictionaryId);
             }
         }
+
+        /// <summary>
+        /// The K4os path: K4os's frame decoder reads the input as Apache.Arrow.Compression has it read, into Arrow's
+        /// buffer, and this method holds it to the package's contract: all of the input read, exactly the declared
+        /// length written, failures as <see cref="Lz4FrameException"/>.
+        /// </summary>
+        private static int DecompressWithK4os(ReadOnlyMemory<byte> source, Span<byte> output)
+        {
+            ReadOnlySpan<byte> input = source.Span;
+            // K4os cannot decode against a dictionary either (it throws NotImplementedException): say so plainly.
+            if (input.Length > 4 && BinaryPrimitives.ReadUInt32LittleEndian(input) == 0x184D2204 && (input[4] & 0x01) != 0)
+            {
+                ArrowLz4FastMetrics.RecordDeclined(ArrowLz4FastMetrics.DictionaryIdReason);
+                throw DictionaryNotSupported(0, Lz4FrameDescriptor.Read(input, 0).DictionaryId);
+            }
+
+            var stream = new ReadOnlyMemoryStream(source);
+            int written;
+            bool more;
+            try
+            {
+                using var decoder = LZ4Frame.Decode(stream, 0, leaveOpen: true);
+                written = decoder.ReadManyBytes(output);
+                Span<byte> probe = stackalloc byte[1];
+                more = written == output.Length && decoder.ReadManyBytes(probe) != 0;
+            }
+            catch (Exception e) when (e is not OutOfMemoryException)
+            {
+                throw K4osFailed(stream.Position, e);
+            }
+
+            if (more)
+                ThrowTooLong((int)stream.Position, written, output.Length);
+            if (written != output.Length)
+                ThrowTooShort((int)stream.Position, written, output.Length);
+            if (stream.Position != input.Length)
+                ThrowTrailing(stream.Position, input.Length);
+            ArrowLz4FastMetrics.RecordDecompress(ArrowLz4FastMetrics.PathK4os, written);
+            return written;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static Lz4FrameException K4osFailed(long read, Exception e) =>
+            new($"Invalid LZ4 data: K4os.Compression.LZ4's frame decoder failed after reading {read} byte(s): {e.Message}", read, e);
+
+        [DoesNotReturn]
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static void ThrowTrailing(long end, int length) =>
+            throw Invalid(end, $"{length - end} unexpected byte(s) after the LZ4 frame");
 
         [DoesNotReturn]
         [MethodImpl(MethodImplOptions.NoInlining)]

@@ -43,6 +43,18 @@ namespace ArrowLz4Fast
             }
         }
 
+        /// <summary>
+        /// Decode every buffer with K4os.Compression.LZ4.Streams' frame decoder (<c>LZ4Frame.Decode</c>), exactly as
+        /// the official codec, Apache.Arrow.Compression, does (default <see langword="false"/>: the package's own
+        /// decoder, straight into Arrow's buffer). For bug-for-bug compatibility with the official codec, or as an
+        /// escape hatch in production. The contract stays this package's: the whole input must be one frame that
+        /// decodes to exactly Arrow's declared length, anything else is an <see cref="Frames.Lz4FrameException"/>
+        /// (K4os's own failures wrapped as its inner exception), and a frame that names a dictionary is a
+        /// <see cref="NotSupportedException"/>. <see cref="VerifyChecksums"/> does not apply: K4os verifies what it
+        /// verifies. Slower, and it allocates per buffer.
+        /// </summary>
+        public bool UseK4osDecoder { get; set; }
+
         /// <summary>Written frames carry a content checksum (default <see langword="false"/>, as pyarrow and Arrow .NET write).</summary>
         public bool ContentChecksum { get; set; }
 
