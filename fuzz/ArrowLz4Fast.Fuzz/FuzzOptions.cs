@@ -47,14 +47,6 @@ namespace ArrowLz4Fast.Fuzz
             return options;
         }
 
-        public static string RepositoryRoot()
-        {
-            for (var dir = new DirectoryInfo(AppContext.BaseDirectory); dir is not null; dir = dir.Parent)
-            {
-                if (File.Exists(Path.Combine(dir.FullName, "ArrowLz4Fast.sln")))
-                    return dir.FullName;
-            }
-            throw new InvalidOperationException("ArrowLz4Fast.sln not found above " + AppContext.BaseDirectory);
-        }
+        public static string RepositoryRoot() => CorpusLocator.RepositoryRoot;
     }
 }

@@ -70,7 +70,7 @@ namespace ArrowLz4Fast.Fuzz
         {
             byte[] array = Destination(length, rng);
             var destination = array.AsSpan(Guard, length);
-            Lz4DecodeStatus status = default;
+            Lz4FrameDecodeStatus status = default;
             int consumed = 0, written = 0;
             Exception? error = Run(() => status = Lz4FrameDecoder.Decode(input, array.AsSpan(Guard, length), out consumed, out written));
             if (!GuardsIntact(array, length))
@@ -87,17 +87,17 @@ namespace ArrowLz4Fast.Fuzz
 
             switch (status)
             {
-                case Lz4DecodeStatus.Done:
+                case Lz4FrameDecodeStatus.Done:
                     if (!reference.Accepts)
                         verdict.Add("project-accepts-liblz4-rejects", $"Decode into {length} bytes returned Done ({written} bytes); liblz4 {reference}");
                     else if (consumed != input.Length || written != reference.Output!.Length || !destination.Slice(0, written).SequenceEqual(reference.Output))
                         verdict.Add("different-bytes", $"Decode into {length} bytes: {written} bytes, consumed {consumed}; liblz4 {reference}");
                     break;
-                case Lz4DecodeStatus.DestinationTooSmall:
+                case Lz4FrameDecodeStatus.DestinationTooSmall:
                     if (reference.Accepts && length >= reference.Output!.Length)
                         verdict.Add("liblz4-accepts-project-rejects", $"Decode into {length} bytes said DestinationTooSmall; liblz4 decodes {reference.Output.Length}");
                     break;
-                case Lz4DecodeStatus.DictionaryRequired:
+                case Lz4FrameDecodeStatus.DictionaryRequired:
                     verdict.Documented("dictionary-frame");
                     break;
             }
@@ -135,7 +135,7 @@ namespace ArrowLz4Fast.Fuzz
 
         private static void CheckException(Exception error, Verdict verdict, string call)
         {
-            if (error is InvalidDataException)
+            if (error is ArrowLz4Fast.Frames.Lz4FrameException)
                 return;
             if (error is NotSupportedException && error.Message.Contains("dictionary", StringComparison.Ordinal))
                 return;

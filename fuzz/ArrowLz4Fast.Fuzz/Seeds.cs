@@ -23,7 +23,8 @@ namespace ArrowLz4Fast.Fuzz
 
         public static List<byte[]> Load(string repositoryRoot, Liblz4 liblz4, Action<string> log)
         {
-            string corpus = Path.Combine(repositoryRoot, "tests", "ArrowLz4Fast.Tests", "Corpus");
+            string corpus = CorpusLocator.Directory;
+            _ = repositoryRoot;
             var seeds = new List<byte[]>();
             var seen = new HashSet<string>();
             void Add(byte[] frame)
@@ -42,7 +43,7 @@ namespace ArrowLz4Fast.Fuzz
             {
                 foreach (string file in Files(Path.Combine(corpus, folder), "*.lz4"))
                     Add(File.ReadAllBytes(file));
-                log($"seeds: {seeds.Count - before} from Corpus/{folder}");
+                log($"seeds: {seeds.Count - before} from corpus/{folder}");
                 before = seeds.Count;
             }
 
@@ -85,7 +86,7 @@ namespace ArrowLz4Fast.Fuzz
                         batch.Dispose();
                 }
             }
-            catch (Exception e) when (e is NotSupportedException or InvalidDataException)
+            catch (Exception e) when (e is NotSupportedException or InvalidDataException or ArrowLz4Fast.Frames.Lz4FrameException)
             {
                 // ZSTD streams and the like: no LZ4 buffers to take.
             }

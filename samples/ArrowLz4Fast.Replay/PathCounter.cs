@@ -15,14 +15,15 @@ namespace ArrowLz4Fast.Replay
             _listener.InstrumentPublished = (instrument, listener) =>
             {
                 if (instrument.Meter.Name == ArrowLz4FastMetrics.MeterName
-                    && instrument.Name is ArrowLz4FastMetrics.DirectDecompressCounterName or ArrowLz4FastMetrics.FallbackDecompressCounterName)
+                    && instrument.Name is ArrowLz4FastMetrics.DecompressCounterName or ArrowLz4FastMetrics.DeclinedDecompressCounterName)
                 {
                     listener.EnableMeasurementEvents(instrument);
                 }
             };
             _listener.SetMeasurementEventCallback<long>((instrument, value, tags, state) =>
             {
-                if (instrument.Name == ArrowLz4FastMetrics.DirectDecompressCounterName)
+                if (instrument.Name == ArrowLz4FastMetrics.DecompressCounterName
+                    && tags.Length == 1 && Equals(tags[0].Value, ArrowLz4FastMetrics.PathDirect))
                     _direct += value;
                 else
                     _fallback += value;

@@ -70,12 +70,12 @@ using (var writer = new ArrowStreamWriter(Stream.Null, batch.Schema, leaveOpen: 
 Console.WriteLine("Wrote 20,000 rows of repetitive text and random bytes");
 Print("compress");
 
-long direct = Get(ArrowLz4FastMetrics.DirectDecompressCounterName);
-long fallback = totals.Where(p => p.Key.StartsWith(ArrowLz4FastMetrics.FallbackDecompressCounterName, StringComparison.Ordinal)).Sum(p => p.Value);
+long direct = Get($"{ArrowLz4FastMetrics.DecompressCounterName}{{{ArrowLz4FastMetrics.PathTag}=direct}}");
+long fallback = totals.Where(p => p.Key.StartsWith(ArrowLz4FastMetrics.DeclinedDecompressCounterName, StringComparison.Ordinal)).Sum(p => p.Value);
 long directBytes = Get($"{ArrowLz4FastMetrics.DecompressedBytesCounterName}{{{ArrowLz4FastMetrics.PathTag}=direct}}");
 long frames = Get(ArrowLz4FastMetrics.CompressCounterName);
 long storedRaw = Get(ArrowLz4FastMetrics.CompressDeclinedCounterName);
-Console.WriteLine($"Summary: {direct} buffers ({directBytes:N0} bytes) decoded directly, {fallback} by the K4os fallback; "
+Console.WriteLine($"Summary: {direct} buffers ({directBytes:N0} bytes) decoded directly, {fallback} declined; "
     + $"{frames} buffers written as LZ4 frames, {storedRaw} stored raw.");
 
 // pyarrow never writes dictionary-ID frames, so everything goes the direct way; the random column cannot shrink.

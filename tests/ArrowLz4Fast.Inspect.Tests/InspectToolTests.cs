@@ -18,8 +18,7 @@ namespace ArrowLz4Fast.Inspect.Tests
     /// </summary>
     public class InspectToolTests
     {
-        private static readonly string CorpusDir = typeof(InspectToolTests).Assembly
-            .GetCustomAttributes<AssemblyMetadataAttribute>().Single(a => a.Key == "CorpusDir").Value!;
+        private static readonly string CorpusDir = CorpusLocator.Directory;
 
         public static IEnumerable<object[]> IpcFiles() =>
             Directory.EnumerateFiles(Path.Combine(CorpusDir, "ipc"), "*.expected.json", SearchOption.AllDirectories)

@@ -45,7 +45,7 @@ namespace ArrowLz4Fast.Tests
                     continue;
                 }
                 var output = new byte[64 << 20];
-                if (Lz4FrameDecoder.Decode(frame, output, out _, out _) == Lz4DecodeStatus.Done)
+                if (Lz4FrameDecoder.Decode(frame, output, out _, out _) == Lz4FrameDecodeStatus.Done)
                     direct++;
                 var reader = new Lz4FrameReader(frame);
                 while (reader.Read())
@@ -74,7 +74,7 @@ namespace ArrowLz4Fast.Tests
             if (source.StartsWith("generated:", System.StringComparison.Ordinal))
             {
                 RecordBatch[] batches = TestTables.Batches(2, 100_000, 6);
-                byte[] stream = RoundTripTests.Write(batches, source.EndsWith("official", System.StringComparison.Ordinal) ? new OfficialFactory() : new Lz4FastCodecFactory(), fileFormat: false);
+                byte[] stream = IpcWriter.Write(batches, source.EndsWith("official", System.StringComparison.Ordinal) ? new OfficialFactory() : new Lz4FastCodecFactory(), fileFormat: false);
                 ArrowData.ReadAll(stream, false, recorder);
             }
             else

@@ -4,6 +4,7 @@ using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using ArrowLz4Fast.Frames;
+using ArrowLz4Fast.Tests.Support;
 using K4os.Compression.LZ4;
 using K4os.Compression.LZ4.Streams;
 using Xunit;
@@ -51,7 +52,7 @@ namespace ArrowLz4Fast.Tests
                     Assert.Equal(payload.Length, decoder.ReadManyBytes(official));
 
                 byte[] ours = new byte[payload.Length];
-                Assert.Equal(Lz4DecodeStatus.Done, Lz4FrameDecoder.Decode(frame, ours, out int consumed, out int written));
+                Assert.Equal(Lz4FrameDecodeStatus.Done, Lz4FrameDecoder.Decode(frame, ours, out int consumed, out int written));
                 Assert.Equal(frame.Length, consumed);
                 Assert.Equal(payload.Length, written);
                 Assert.True(official.AsSpan().SequenceEqual(ours), $"{payload.Length}-byte payload differs from the official path");
@@ -69,64 +70,6 @@ namespace ArrowLz4Fast.Tests
             yield return mixed.AsSpan(0, blockSize).ToArray();
             yield return mixed.AsSpan(0, blockSize + 1).ToArray();
             yield return mixed;
-        }
-    }
-
-    /// <summary>Deterministic payloads of realistic shapes, and frames made of them.</summary>
-    internal static class TestData
-    {
-        /// <summary>
-        /// A K4os frame; with <paramref name="contentSize"/> the header also carries the content size. K4os 1.3.8's
-        /// writer throws NotImplementedException for <see cref="LZ4EncoderSettings.ContentLength"/>, so the field is
-        /// inserted here as the spec lays it out: FLG bit 3, 8 little-endian bytes after BD, header checksum recomputed.
-        /// </summary>
-        public static byte[] K4osFrame(byte[] payload, LZ4EncoderSettings settings, bool contentSize)
-        {
-            byte[] frame = LZ4Frame.Encode(payload.AsSpan(), new ArrayBufferWriter<byte>(), settings).WrittenSpan.ToArray();
-            if (!contentSize)
-                return frame;
-            Assert.Equal(0, frame[4] & 0x09); // no content size or dictionary ID yet: the header is 7 bytes
-            var withSize = new byte[frame.Length + 8];
-            frame.AsSpan(0, 6).CopyTo(withSize);
-            withSize[4] |= 0x08;
-            System.Buffers.Binary.BinaryPrimitives.WriteUInt64LittleEndian(withSize.AsSpan(6), (ulong)payload.Length);
-            withSize[14] = (byte)(K4os.Hash.xxHash.XXH32.DigestOf(withSize.AsSpan(4, 10)) >> 8);
-            frame.AsSpan(7).CopyTo(withSize.AsSpan(15));
-            return withSize;
-        }
-
-        public static byte[] Mixed(int length, int seed)
-        {
-            var random = new Random(seed);
-            var data = new byte[length];
-            int i = 0;
-            string[] words = { "lorem ", "ipsum ", "dolor ", "arrow ", "batch ", "column ", "int64 ", "utf8 " };
-            while (i < length)
-            {
-                int run = Math.Min(length - i, random.Next(1, 20_000));
-                switch (random.Next(4))
-                {
-                    case 0:
-                        for (int j = 0; j < run; j++)
-                        {
-                            string word = words[(i + j) / 6 % words.Length];
-                            data[i + j] = (byte)word[(i + j) % word.Length];
-                        }
-                        break;
-                    case 1:
-                        data.AsSpan(i, run).Fill((byte)random.Next(256));
-                        break;
-                    case 2:
-                        for (int j = 0; j < run; j++)
-                            data[i + j] = (byte)(((i + j) / 8 * 7919) >> ((i + j) % 8 * 2));
-                        break;
-                    default:
-                        random.NextBytes(data.AsSpan(i, run));
-                        break;
-                }
-                i += run;
-            }
-            return data;
         }
     }
 }

@@ -6,7 +6,9 @@ using Apache.Arrow.Ipc;
 using ArrowLz4Fast.Tests.Support;
 using Xunit;
 using Xunit.Abstractions;
+#if !WITHOUT_OFFICIAL_CODEC
 using OfficialFactory = Apache.Arrow.Compression.CompressionCodecFactory;
+#endif
 
 namespace ArrowLz4Fast.Tests
 {
@@ -46,10 +48,18 @@ namespace ArrowLz4Fast.Tests
         private void AssertMatchesReference(string path, string file)
         {
             JsonElement sidecar = Corpus.Sidecar(path);
+#if WITHOUT_OFFICIAL_CODEC
+            // Built against an Apache.Arrow older than any Apache.Arrow.Compression: the reference digests alone.
+            if (sidecar.GetProperty("codecs").EnumerateArray().Any(c => c.GetString() != "lz4_frame"))
+                return;
+            var recorder = new RecordingCodecFactory(new Lz4FastCodecFactory());
+            List<RecordBatch> ours = ArrowData.ReadAll(path, recorder);
+#else
             var recorder = new RecordingCodecFactory(new Lz4FastCodecFactory(new OfficialFactory()));
 
             List<RecordBatch> ours = ArrowData.ReadAll(path, recorder);
             List<RecordBatch> official = ArrowData.ReadAll(path, new OfficialFactory());
+#endif
 
             // Arrow hands the codec every buffer that has a prefix (metadata length > 0) other than -1 (stored raw), in
             // message order. Java's bare 0 prefix for an empty buffer is handed over as an empty frame.
@@ -68,7 +78,9 @@ namespace ArrowLz4Fast.Tests
 
             int batches = sidecar.GetProperty("messages").EnumerateArray().Count(m => m.GetProperty("type").GetString() == "record_batch");
             Assert.Equal(batches, ours.Count);
+#if !WITHOUT_OFFICIAL_CODEC
             ArrowData.AssertSame(official, ours);
+#endif
             _output.WriteLine($"{file}: {ours.Count} batches, {expected.Count} decompressed buffers match the reference");
         }
     }

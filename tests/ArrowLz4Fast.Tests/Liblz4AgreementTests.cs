@@ -13,7 +13,7 @@ namespace ArrowLz4Fast.Tests
     /// Regression tests for the inputs where a differential fuzz campaign found the project disagreeing with liblz4
     /// 1.9.4 (Corpus/liblz4-agreement, copied from the shared corpus with liblz4's verdict in each sidecar): whatever
     /// liblz4 decodes, the project decodes to the same bytes whatever the destination held before and however long
-    /// it is; whatever liblz4 rejects, the project rejects with <see cref="InvalidDataException"/>.
+    /// it is; whatever liblz4 rejects, the project rejects with <see cref="Lz4FrameException"/>.
     /// </summary>
     public class Liblz4AgreementTests
     {
@@ -55,9 +55,9 @@ namespace ArrowLz4Fast.Tests
                     var destination = new GuardedBuffer(length + extra);
                     destination.Span.Fill(prior);
 
-                    Lz4DecodeStatus status = Lz4FrameDecoder.Decode(frame, destination.Span, out int consumed, out int written);
+                    Lz4FrameDecodeStatus status = Lz4FrameDecoder.Decode(frame, destination.Span, out int consumed, out int written);
 
-                    Assert.Equal(Lz4DecodeStatus.Done, status);
+                    Assert.Equal(Lz4FrameDecodeStatus.Done, status);
                     Assert.Equal(frame.Length, consumed);
                     Assert.Equal(length, written);
                     Assert.True(sha256 == Hex.Sha256(destination.Span.Slice(0, written)), $"{file}: wrong bytes into {length + extra} bytes pre-filled with 0x{prior:X2}");
@@ -87,14 +87,14 @@ namespace ArrowLz4Fast.Tests
             foreach (int size in new[] { length - 1, length + 1, length + 64 }.Where(s => s >= 0))
             {
                 var destination = new GuardedBuffer(size);
-                Assert.Throws<InvalidDataException>(() => codec.Decompress(frame, destination.Memory));
+                Assert.Throws<Lz4FrameException>(() => codec.Decompress(frame, destination.Memory));
                 destination.AssertGuardsIntact();
             }
         }
 
         [Theory]
         [MemberData(nameof(Rejected))]
-        public void What_liblz4_rejects_is_an_InvalidDataException_with_an_offset_at_every_destination_size(string file)
+        public void What_liblz4_rejects_is_an_Lz4FrameException_with_an_offset_at_every_destination_size(string file)
         {
             byte[] frame = File.ReadAllBytes(Corpus.Committed(file));
             using var codec = new Lz4FastCodec();
@@ -102,16 +102,16 @@ namespace ArrowLz4Fast.Tests
             foreach (int size in new[] { 0, 1, 2, 64, 65536, 1 << 20 })
             {
                 var destination = new GuardedBuffer(size);
-                var codecError = Assert.Throws<InvalidDataException>(() => codec.Decompress(frame, destination.Memory));
-                Assert.True(Lz4FrameErrors.TryGetOffset(codecError, out int offset), codecError.Message);
+                var codecError = Assert.Throws<Lz4FrameException>(() => codec.Decompress(frame, destination.Memory));
+                long offset = codecError.Offset;
                 Assert.InRange(offset, 0, frame.Length);
 
                 // The frame API stops at the first block that does not fit, like BrotliDecoder: with no room for the
                 // valid first frame's one byte it says so before reaching the corrupt frame.
                 if (size == 0)
-                    Assert.Equal(Lz4DecodeStatus.DestinationTooSmall, Lz4FrameDecoder.Decode(frame, destination.Span, out _, out _));
+                    Assert.Equal(Lz4FrameDecodeStatus.DestinationTooSmall, Lz4FrameDecoder.Decode(frame, destination.Span, out _, out _));
                 else
-                    Assert.Throws<InvalidDataException>(() => Lz4FrameDecoder.Decode(frame, destination.Span, out _, out _));
+                    Assert.Throws<Lz4FrameException>(() => Lz4FrameDecoder.Decode(frame, destination.Span, out _, out _));
                 destination.AssertGuardsIntact();
             }
         }
@@ -124,9 +124,9 @@ namespace ArrowLz4Fast.Tests
             byte[] corrupt = File.ReadAllBytes(Corpus.Committed("liblz4-agreement/codec-fallback-ignores-frames-after-first.lz4"));
             byte[] input = dictionary.Concat(corrupt).ToArray();
 
-            var e = Assert.Throws<InvalidDataException>(() => new Lz4FastCodec().Decompress(input, new byte[1]));
+            var e = Assert.Throws<Lz4FrameException>(() => new Lz4FastCodec().Decompress(input, new byte[1]));
 
-            Assert.True(Lz4FrameErrors.TryGetOffset(e, out int offset));
+            long offset = e.Offset;
             Assert.True(offset > dictionary.Length, e.Message);
         }
 
@@ -136,7 +136,7 @@ namespace ArrowLz4Fast.Tests
             byte[] frame = File.ReadAllBytes(Corpus.Committed(DictionaryFrame));
             Assert.Equal("accepts", Corpus.Sidecar(Corpus.Committed(DictionaryFrame)).GetProperty("liblz4").GetString());
 
-            Assert.Equal(Lz4DecodeStatus.DictionaryRequired, Lz4FrameDecoder.Decode(frame, new byte[16], out int consumed, out int written));
+            Assert.Equal(Lz4FrameDecodeStatus.DictionaryRequired, Lz4FrameDecoder.Decode(frame, new byte[16], out int consumed, out int written));
             Assert.Equal(0, consumed);
             Assert.Equal(0, written);
             Assert.Throws<NotSupportedException>(() => new Lz4FastCodec().Decompress(frame, Memory<byte>.Empty));

@@ -55,14 +55,20 @@ namespace ArrowLz4Fast.Tests
             byte[] input = File.ReadAllBytes(Corpus.Committed(file));
             var destination = new GuardedBuffer(size);
 
-            bool decoded = false;
-            Exception? error = Record.Exception(() => decoded = Lz4FrameDecoder.TryDecode(input, destination.Span, out _));
+            var status = Lz4FrameDecodeStatus.Done;
+            Exception? error = Record.Exception(() => status = Lz4FrameDecoder.Decode(input, destination.Span, out _, out _));
+            bool decoded = error is null && status == Lz4FrameDecodeStatus.Done;
+            destination.AssertGuardsIntact();
 
+            // TryDecode keeps BrotliDecoder.TryDecompress's promise: true exactly when Decode is done, never a throw.
+            Assert.Equal(decoded, Lz4FrameDecoder.TryDecode(input, destination.Span, out _));
             destination.AssertGuardsIntact();
             if (file == DictionaryFrame)
             {
-                Assert.IsType<NotSupportedException>(error);
-                Assert.Contains("dictionary ID 0x12345678", error!.Message);
+                Assert.Null(error);
+                Assert.Equal(Lz4FrameDecodeStatus.DictionaryRequired, status);
+                var unsupported = Assert.Throws<NotSupportedException>(() => new Lz4FastCodec().Decompress(input, new byte[Math.Max(size, 1)]));
+                Assert.Contains("dictionary ID 0x12345678", unsupported.Message);
                 return;
             }
             if (error is null)
@@ -103,8 +109,9 @@ namespace ArrowLz4Fast.Tests
 
         private static void AssertInvalidDataWithOffset(Exception error, int inputLength)
         {
-            Assert.IsType<InvalidDataException>(error);
-            Assert.True(Lz4FrameErrors.TryGetOffset(error, out int offset), $"no offset in: {error.Message}");
+            // The typed exception is an IOException, as stream readers expect of a failed read.
+            Assert.IsAssignableFrom<IOException>(error);
+            long offset = Assert.IsType<Lz4FrameException>(error).Offset;
             Assert.InRange(offset, 0, inputLength);
             Assert.Contains($"byte offset {offset}", error.Message);
         }

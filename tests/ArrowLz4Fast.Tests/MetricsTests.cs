@@ -36,9 +36,15 @@ namespace ArrowLz4Fast.Tests
                 bytes += codec.Decompress(frame, new byte[length]);
             Assert.Throws<NotSupportedException>(() => codec.Decompress(File.ReadAllBytes(Corpus.Committed("malformed/dict_id_present.lz4")), new byte[1 << 20]));
 
-            Assert.Equal(buffers.Count, totals.GetValueOrDefault(ArrowLz4FastMetrics.DirectDecompressCounterName));
+            using var k4os = new Lz4FastCodec(new Lz4FastOptions { UseK4osDecoder = true });
+            (byte[] first, int firstLength, _) = buffers[0];
+            k4os.Decompress(first, new byte[firstLength]);
+
+            Assert.Equal(buffers.Count, totals.GetValueOrDefault($"{ArrowLz4FastMetrics.DecompressCounterName}|path=direct"));
             Assert.Equal(bytes, totals.GetValueOrDefault($"{ArrowLz4FastMetrics.DecompressedBytesCounterName}|path=direct"));
-            Assert.Equal(1, totals.GetValueOrDefault($"{ArrowLz4FastMetrics.FallbackDecompressCounterName}|reason=dictionary_id"));
+            Assert.Equal(1, totals.GetValueOrDefault($"{ArrowLz4FastMetrics.DecompressCounterName}|path=k4os"));
+            Assert.Equal(firstLength, totals.GetValueOrDefault($"{ArrowLz4FastMetrics.DecompressedBytesCounterName}|path=k4os"));
+            Assert.Equal(1, totals.GetValueOrDefault($"{ArrowLz4FastMetrics.DeclinedDecompressCounterName}|reason=dictionary_id"));
         }
 
         [Fact]

@@ -13,28 +13,13 @@ namespace ArrowLz4Fast.Tests
     /// <summary>Apache.Arrow's writers and readers with the factory on one or both ends.</summary>
     public class RoundTripTests
     {
-        internal static byte[] Write(IReadOnlyList<RecordBatch> batches, ICompressionCodecFactory factory, bool fileFormat, int? level = null)
-        {
-            using var stream = new MemoryStream();
-            var options = new IpcOptions { CompressionCodec = CompressionCodecType.Lz4Frame, CompressionCodecFactory = factory, CompressionLevel = level };
-            using (ArrowStreamWriter writer = fileFormat
-                ? new ArrowFileWriter(stream, batches[0].Schema, leaveOpen: true, options)
-                : new ArrowStreamWriter(stream, batches[0].Schema, leaveOpen: true, options))
-            {
-                foreach (RecordBatch batch in batches)
-                    writer.WriteRecordBatch(batch);
-                writer.WriteEnd();
-            }
-            return stream.ToArray();
-        }
-
         [Theory]
         [InlineData(false)]
         [InlineData(true)]
         public void Our_writer_and_our_reader_round_trip_a_realistic_table(bool fileFormat)
         {
             RecordBatch[] batches = TestTables.Batches(3, 50_000, 1);
-            byte[] written = Write(batches, new Lz4FastCodecFactory(), fileFormat);
+            byte[] written = IpcWriter.Write(batches, new Lz4FastCodecFactory(), fileFormat);
 
             ArrowData.AssertSameValues(batches, ArrowData.ReadAll(written, fileFormat, new Lz4FastCodecFactory()));
         }
@@ -46,15 +31,15 @@ namespace ArrowLz4Fast.Tests
         {
             RecordBatch[] batches = TestTables.Batches(2, 80_000, 2);
 
-            ArrowData.AssertSameValues(batches, ArrowData.ReadAll(Write(batches, new Lz4FastCodecFactory(), fileFormat), fileFormat, new OfficialFactory()));
-            ArrowData.AssertSameValues(batches, ArrowData.ReadAll(Write(batches, new OfficialFactory(), fileFormat), fileFormat, new Lz4FastCodecFactory()));
+            ArrowData.AssertSameValues(batches, ArrowData.ReadAll(IpcWriter.Write(batches, new Lz4FastCodecFactory(), fileFormat), fileFormat, new OfficialFactory()));
+            ArrowData.AssertSameValues(batches, ArrowData.ReadAll(IpcWriter.Write(batches, new OfficialFactory(), fileFormat), fileFormat, new Lz4FastCodecFactory()));
         }
 
         [Fact]
         public void The_official_writer_output_takes_the_direct_path_with_its_linked_blocks()
         {
             RecordBatch[] batches = TestTables.Batches(1, 200_000, 3, withNoise: false);
-            byte[] written = Write(batches, new OfficialFactory(), fileFormat: false);
+            byte[] written = IpcWriter.Write(batches, new OfficialFactory(), fileFormat: false);
             var recorder = new RecordingCodecFactory(new Lz4FastCodecFactory());
 
             ArrowData.AssertSameValues(batches, ArrowData.ReadAll(written, false, recorder));
@@ -67,7 +52,7 @@ namespace ArrowLz4Fast.Tests
         {
             RecordBatch[] batches = TestTables.Batches(1, 40_000, 4);
             var spy = new TryCompressSpy(new Lz4FastCodecFactory());
-            byte[] written = Write(batches, spy, fileFormat: false);
+            byte[] written = IpcWriter.Write(batches, spy, fileFormat: false);
             var recorder = new RecordingCodecFactory(new Lz4FastCodecFactory());
 
             ArrowData.AssertSameValues(batches, ArrowData.ReadAll(written, false, recorder));
@@ -86,8 +71,8 @@ namespace ArrowLz4Fast.Tests
         public void The_writer_compression_level_reaches_our_codec(int level)
         {
             RecordBatch[] batches = TestTables.Batches(1, 30_000, 5, withNoise: false);
-            byte[] fast = Write(batches, new Lz4FastCodecFactory(), false, 0);
-            byte[] leveled = Write(batches, new Lz4FastCodecFactory(), false, level);
+            byte[] fast = IpcWriter.Write(batches, new Lz4FastCodecFactory(), false, 0);
+            byte[] leveled = IpcWriter.Write(batches, new Lz4FastCodecFactory(), false, level);
 
             ArrowData.AssertSameValues(batches, ArrowData.ReadAll(leveled, false, new OfficialFactory()));
             if (level >= 9)

@@ -74,6 +74,54 @@ namespace ArrowLz4Fast.Tests
             Assert.Equal(payload, ReferenceCli.Decompress(frame));
         }
 
+        public static IEnumerable<object[]> ContentSizeCases()
+        {
+            foreach (int length in new[] { 0, 1, 65535, 65537, 300_000 })
+                yield return new object[] { length };
+        }
+
+        [Theory]
+        [MemberData(nameof(ContentSizeCases))]
+        public void Content_size_frames_follow_the_spec_and_our_decoder_checks_the_field(int length)
+        {
+            byte[] payload = TestData.Mixed(length, length);
+            var options = new Lz4FrameEncoderOptions(64 * 1024, 0, contentChecksum: true, contentSize: true);
+            byte[] frame = Encode(payload, options);
+
+            AssertFollowsSpec(frame, payload, options);
+            Assert.Equal((ulong)length, Lz4FrameDescriptor.Read(frame, 0).ContentSize);
+            var ours = new byte[length];
+            Assert.True(Lz4FrameDecoder.TryDecode(frame, ours, out int decoded));
+            Assert.Equal(length, decoded);
+            Assert.Equal(payload, ours);
+
+            // A content size one off is corrupt, reported at the field.
+            var e = Assert.Throws<Lz4FrameException>(() => Lz4FrameDecoder.Decode(WithContentSize(frame, (ulong)length + 1), new byte[length + 1], out _, out _));
+            Assert.Equal(6, e.Offset);
+            Assert.Contains($"declares a content size of {length + 1} bytes", e.Message);
+        }
+
+        [Lz4CliTheory]
+        [MemberData(nameof(ContentSizeCases))]
+        public void Content_size_frames_decode_with_the_reference_lz4_cli_which_checks_the_field(int length)
+        {
+            byte[] payload = TestData.Mixed(length, length);
+            byte[] frame = Encode(payload, new Lz4FrameEncoderOptions(64 * 1024, 0, contentSize: true));
+
+            Assert.Equal(payload, ReferenceCli.Decompress(frame));
+            // The CLI reads the field: one off, it refuses the frame (so the field is where liblz4 looks for it).
+            Assert.NotEqual(0, ReferenceCli.Run(WithContentSize(frame, (ulong)length + 1)).ExitCode);
+        }
+
+        /// <summary>The frame with another value in its content size field and the header checksum recomputed.</summary>
+        private static byte[] WithContentSize(byte[] frame, ulong contentSize)
+        {
+            byte[] copy = (byte[])frame.Clone();
+            BinaryPrimitives.WriteUInt64LittleEndian(copy.AsSpan(6), contentSize);
+            copy[14] = (byte)(XXH32.DigestOf(copy.AsSpan(4, 10)) >> 8);
+            return copy;
+        }
+
         private static byte[] Encode(byte[] payload, Lz4FrameEncoderOptions options)
         {
             var destination = new GuardedBuffer(checked((int)Lz4FrameEncoder.GetMaxEncodedLength(payload.Length, options)));
@@ -153,15 +201,18 @@ namespace ArrowLz4Fast.Tests
             Assert.Equal(0x40, flg & 0xC0);                       // version 01
             Assert.Equal(0x20, flg & 0x20);                       // independent blocks
             Assert.Equal(options.BlockChecksum, (flg & 0x10) != 0);
-            Assert.Equal(0, flg & 0x08);                          // no content size
+            Assert.Equal(options.ContentSize, (flg & 0x08) != 0);
             Assert.Equal(options.ContentChecksum, (flg & 0x04) != 0);
             Assert.Equal(0, flg & 0x03);                          // reserved, no dictionary
             Assert.Equal(0, bd & 0x8F);
             int blockMax = 1 << (8 + 2 * ((bd >> 4) & 7));
             Assert.Equal(options.BlockSize, blockMax);
-            Assert.Equal((byte)(XXH32.DigestOf(frame.AsSpan(4, 2)) >> 8), frame[6]);
+            int descriptor = options.ContentSize ? 10 : 2;
+            if (options.ContentSize)
+                Assert.Equal((ulong)payload.Length, BinaryPrimitives.ReadUInt64LittleEndian(frame.AsSpan(6)));
+            Assert.Equal((byte)(XXH32.DigestOf(frame.AsSpan(4, descriptor)) >> 8), frame[4 + descriptor]);
 
-            int position = 7, content = 0;
+            int position = 4 + descriptor + 1, content = 0;
             while (true)
             {
                 uint field = BinaryPrimitives.ReadUInt32LittleEndian(frame.AsSpan(position));
@@ -189,55 +240,6 @@ namespace ArrowLz4Fast.Tests
             }
             Assert.Equal(frame.Length, position);
             Assert.Equal(payload.Length, content);
-        }
-    }
-
-    /// <summary>The reference lz4 command-line tool (Debian package lz4; .ci/run installs it).</summary>
-    internal static class ReferenceCli
-    {
-        public static bool Available { get; } = Probe();
-
-        private static bool Probe()
-        {
-            try
-            {
-                using Process? process = Process.Start(new ProcessStartInfo("lz4", "--version")
-                {
-                    RedirectStandardOutput = true,
-                    RedirectStandardError = true,
-                    UseShellExecute = false,
-                });
-                if (process is null)
-                    return false;
-                process.StandardOutput.ReadToEnd();
-                process.WaitForExit();
-                return process.ExitCode == 0;
-            }
-            catch (System.ComponentModel.Win32Exception)
-            {
-                return false;
-            }
-        }
-
-        public static byte[] Decompress(byte[] frame)
-        {
-            var start = new ProcessStartInfo("lz4", "-d -c -q")
-            {
-                RedirectStandardInput = true,
-                RedirectStandardOutput = true,
-                RedirectStandardError = true,
-                UseShellExecute = false,
-            };
-            using Process process = Process.Start(start) ?? throw new InvalidOperationException("could not start lz4");
-            var output = new MemoryStream();
-            var copy = process.StandardOutput.BaseStream.CopyToAsync(output);
-            var errors = process.StandardError.ReadToEndAsync();
-            process.StandardInput.BaseStream.Write(frame);
-            process.StandardInput.Close();
-            copy.Wait();
-            process.WaitForExit();
-            Assert.True(process.ExitCode == 0, $"lz4 -d failed ({process.ExitCode}): {errors.Result}");
-            return output.ToArray();
         }
     }
 }

@@ -92,7 +92,7 @@ namespace ArrowLz4Fast.Benchmarks.Harness
             // Arrow Java and Arrow .NET hand an empty buffer to the codec as an empty source.
             if (frame.Length == 0)
                 return new Plan(System.Array.Empty<Block>(), false, false, false, false, 0);
-            var reader = new Lz4FrameReader(frame, verifyBlockChecksums: false);
+            var reader = new Lz4FrameReader(frame, verifyChecksums: false);
             var blocks = new List<Block>();
             Lz4FrameDescriptor descriptor = default;
             while (reader.Read())

@@ -15,13 +15,19 @@ namespace ArrowLz4Fast
         /// <summary>Name of the meter.</summary>
         public const string MeterName = "ArrowLz4Fast";
 
-        /// <summary>Counter of buffers decompressed by the direct decoder.</summary>
-        public const string DirectDecompressCounterName = "arrowlz4fast.decompress.direct";
+        /// <summary>
+        /// Counter of buffers decompressed, tagged <see cref="PathTag"/>: <see cref="PathDirect"/> or
+        /// <see cref="PathK4os"/> (<see cref="Lz4FastOptions.UseK4osDecoder"/>).
+        /// </summary>
+        public const string DecompressCounterName = "arrowlz4fast.decompress.buffers";
 
-        /// <summary>Counter of buffers the direct decoder declined (surfaced as <see cref="System.NotSupportedException"/>), tagged <see cref="ReasonTag"/>.</summary>
-        public const string FallbackDecompressCounterName = "arrowlz4fast.decompress.fallback";
+        /// <summary>
+        /// Counter of buffers declined as <see cref="System.NotSupportedException"/> rather than decoded, tagged
+        /// <see cref="ReasonTag"/> (<see cref="DictionaryIdReason"/>: no decoder can decode them without the dictionary).
+        /// </summary>
+        public const string DeclinedDecompressCounterName = "arrowlz4fast.decompress.declined";
 
-        /// <summary>Counter of decompressed bytes, tagged <see cref="PathTag"/> (<c>direct</c>).</summary>
+        /// <summary>Counter of decompressed bytes, tagged <see cref="PathTag"/> like <see cref="DecompressCounterName"/>.</summary>
         public const string DecompressedBytesCounterName = "arrowlz4fast.decompress.bytes";
 
         /// <summary>Counter of buffers the writer compressed into an LZ4 frame.</summary>
@@ -30,13 +36,19 @@ namespace ArrowLz4Fast
         /// <summary>Counter of buffers the writer left uncompressed because the frame would not be smaller.</summary>
         public const string CompressDeclinedCounterName = "arrowlz4fast.compress.stored_raw";
 
-        /// <summary>Tag on the fallback counter saying why the direct decoder declined the frame, and on the trims counter saying why memory was given back.</summary>
+        /// <summary>Tag on the declined counter saying why a frame was declined, and on the trims counter saying why memory was given back.</summary>
         public const string ReasonTag = "reason";
 
-        /// <summary>Tag on the bytes counter saying which decoder produced them.</summary>
+        /// <summary>Tag on the buffers and bytes counters saying which decoder produced them.</summary>
         public const string PathTag = "path";
 
-        /// <summary>The only reason the direct decoder declines a well-formed frame: it names a dictionary.</summary>
+        /// <summary>Path: the package's own decoder, straight into Arrow's buffer (the default).</summary>
+        public const string PathDirect = "direct";
+
+        /// <summary>Path: K4os.Compression.LZ4.Streams' frame decoder, as Apache.Arrow.Compression decodes (<see cref="Lz4FastOptions.UseK4osDecoder"/>).</summary>
+        public const string PathK4os = "k4os";
+
+        /// <summary>The only reason a well-formed frame is declined: it names a dictionary.</summary>
         public const string DictionaryIdReason = "dictionary_id";
 
         /// <summary>
@@ -67,8 +79,8 @@ namespace ArrowLz4Fast
         public const string TrimLimit = "limit";
 
         internal static readonly Meter Meter = new(MeterName);
-        private static readonly Counter<long> s_direct = Meter.CreateCounter<long>(DirectDecompressCounterName, "{buffer}", "Buffers decompressed by the direct decoder");
-        private static readonly Counter<long> s_fallback = Meter.CreateCounter<long>(FallbackDecompressCounterName, "{buffer}", "Buffers the direct decoder declined (dictionary frames)");
+        private static readonly Counter<long> s_buffers = Meter.CreateCounter<long>(DecompressCounterName, "{buffer}", "Buffers decompressed, by decoder path");
+        private static readonly Counter<long> s_declined = Meter.CreateCounter<long>(DeclinedDecompressCounterName, "{buffer}", "Buffers declined as not supported (dictionary frames)");
         private static readonly Counter<long> s_bytes = Meter.CreateCounter<long>(DecompressedBytesCounterName, "By", "Decompressed bytes");
         private static readonly Counter<long> s_compressed = Meter.CreateCounter<long>(CompressCounterName, "{buffer}", "Buffers written as LZ4 frames");
         private static readonly Counter<long> s_storedRaw = Meter.CreateCounter<long>(CompressDeclinedCounterName, "{buffer}", "Buffers left uncompressed because LZ4 did not shrink them");
@@ -80,18 +92,18 @@ namespace ArrowLz4Fast
             Meter.CreateObservableGauge(MemorySlabsGaugeName, static () => SlabAllocatorRegistry.Sum(static a => a.SlabCount), "{slab}", "Slabs the allocators hold"),
         };
 
-        internal static void RecordDirect(int bytes)
+        internal static void RecordDecompress(string path, int bytes)
         {
-            if (s_direct.Enabled)
-                s_direct.Add(1);
+            if (s_buffers.Enabled)
+                s_buffers.Add(1, new KeyValuePair<string, object?>(PathTag, path));
             if (s_bytes.Enabled)
-                s_bytes.Add(bytes, new KeyValuePair<string, object?>(PathTag, "direct"));
+                s_bytes.Add(bytes, new KeyValuePair<string, object?>(PathTag, path));
         }
 
-        internal static void RecordFallback(string reason)
+        internal static void RecordDeclined(string reason)
         {
-            if (s_fallback.Enabled)
-                s_fallback.Add(1, new KeyValuePair<string, object?>(ReasonTag, reason));
+            if (s_declined.Enabled)
+                s_declined.Add(1, new KeyValuePair<string, object?>(ReasonTag, reason));
         }
 
         /// <summary>Creates the memory instruments (static fields of this class) before the first allocator is used.</summary>

@@ -1,9 +1,13 @@
 using System;
 using System.Buffers;
+using System.Buffers.Binary;
+using System.Diagnostics.CodeAnalysis;
 using System.IO;
+using System.Runtime.CompilerServices;
 using Apache.Arrow.Ipc;
 using ArrowLz4Fast.Frames;
 using ArrowLz4Fast.Memory;
+using K4os.Compression.LZ4.Streams;
 
 namespace ArrowLz4Fast
 {
@@ -13,8 +17,8 @@ namespace ArrowLz4Fast
     /// </summary>
     /// <remarks>
     /// <see cref="Decompress"/> requires the frame to decode to exactly the destination's length (Arrow's declared
-    /// uncompressed length); anything else is an <see cref="InvalidDataException"/> naming the defect and its byte
-    /// offset in the frame. Frames that name a dictionary are the one thing it declines, as
+    /// uncompressed length); anything else is an <see cref="Lz4FrameException"/> (an <see cref="IOException"/>)
+    /// naming the defect, with its byte offset in the frame as <see cref="Lz4FrameException.Offset"/>. Frames that name a dictionary are the one thing it declines, as
     /// <see cref="NotSupportedException"/> (K4os <c>LZ4Frame.Decode</c> cannot decode them either), after checking
     /// the structure of the whole input.
     /// </remarks>
@@ -24,6 +28,7 @@ namespace ArrowLz4Fast
 
         private readonly Lz4FrameDecoderOptions _decoderOptions;
         private readonly Lz4FrameEncoderOptions _encoderOptions;
+        private readonly bool _useK4os;
 
         /// <summary>Creates a codec.</summary>
         /// <param name="options">Settings; <see langword="null"/> for the defaults.</param>
@@ -33,19 +38,20 @@ namespace ArrowLz4Fast
         {
             options ??= new Lz4FastOptions();
             if (compressionLevel.HasValue)
-                Lz4FrameEncoderOptions.ValidateLevel(compressionLevel.Value);
+                _ = new Lz4FrameEncoderOptions(level: compressionLevel.Value);
             _decoderOptions = options.DecoderOptions;
             _encoderOptions = options.EncoderOptions(compressionLevel);
+            _useK4os = options.UseK4osDecoder;
         }
 
-        /// <summary>The frame settings this codec writes with.</summary>
-        public Lz4FrameEncoderOptions EncoderOptions => _encoderOptions;
+        // The frame settings this codec writes with (tests read them).
+        internal Lz4FrameEncoderOptions EncoderOptions => _encoderOptions;
 
         /// <summary>Decodes one Arrow LZ4_FRAME buffer (the bytes after the 8-byte length prefix) into <paramref name="destination"/>.</summary>
         /// <param name="source">The LZ4 frame.</param>
         /// <param name="destination">Exactly the declared uncompressed length.</param>
         /// <returns>The number of bytes written: always <paramref name="destination"/>'s length.</returns>
-        /// <exception cref="InvalidDataException">The frame is malformed, truncated, fails a checksum, or decodes to another length.</exception>
+        /// <exception cref="Lz4FrameException">The frame is malformed, truncated, fails a checksum, or decodes to another length (an <see cref="IOException"/>).</exception>
         /// <exception cref="NotSupportedException">The frame was compressed against a dictionary.</exception>
         public int Decompress(ReadOnlyMemory<byte> source, Memory<byte> destination)
         {
@@ -72,27 +78,101 @@ namespace ArrowLz4Fast
             if (input.IsEmpty)
             {
                 if (!output.IsEmpty)
-                    throw Lz4FrameErrors.At(0, $"the buffer holds no LZ4 frame but {output.Length} decoded bytes are expected");
-                ArrowLz4FastMetrics.RecordDirect(0);
+                    ThrowNoFrame(output.Length);
+                ArrowLz4FastMetrics.RecordDecompress(_useK4os ? ArrowLz4FastMetrics.PathK4os : ArrowLz4FastMetrics.PathDirect, 0);
                 return 0;
             }
+            if (_useK4os)
+                return DecompressWithK4os(source, output);
 
             switch (Lz4FrameDecoder.Decode(input, output, out int consumed, out int written, _decoderOptions))
             {
-                case Lz4DecodeStatus.Done:
+                case Lz4FrameDecodeStatus.Done:
                     if (written != output.Length)
-                        throw Lz4FrameErrors.At(consumed, $"the LZ4 data ends after {written} decoded bytes but the Arrow buffer declares {output.Length}");
-                    ArrowLz4FastMetrics.RecordDirect(written);
+                        ThrowTooShort(consumed, written, output.Length);
+                    ArrowLz4FastMetrics.RecordDecompress(ArrowLz4FastMetrics.PathDirect, written);
                     return written;
-                case Lz4DecodeStatus.DestinationTooSmall:
-                    throw Lz4FrameErrors.At(consumed, $"the LZ4 data decodes to more than the {output.Length} bytes the Arrow buffer declares ({written} decoded before this point)");
+                case Lz4FrameDecodeStatus.DestinationTooSmall:
+                    ThrowTooLong(consumed, written, output.Length);
+                    return 0;
                 default:
                     // No decoder here or in K4os can decode against a dictionary the caller cannot supply; the
                     // rest of the input was still checked, so corrupt input is reported as such before this.
-                    ArrowLz4FastMetrics.RecordFallback(ArrowLz4FastMetrics.DictionaryIdReason);
-                    throw Lz4FrameDecoder.DictionaryNotSupported(input, consumed);
+                    ArrowLz4FastMetrics.RecordDeclined(ArrowLz4FastMetrics.DictionaryIdReason);
+                    throw DictionaryNotSupported(consumed, Lz4FrameDescriptor.Read(input, consumed).DictionaryId);
             }
         }
+
+        /// <summary>
+        /// The K4os path: K4os's frame decoder reads the input as Apache.Arrow.Compression has it read, into Arrow's
+        /// buffer, and this method holds it to the package's contract: all of the input read, exactly the declared
+        /// length written, failures as <see cref="Lz4FrameException"/>.
+        /// </summary>
+        private static int DecompressWithK4os(ReadOnlyMemory<byte> source, Span<byte> output)
+        {
+            ReadOnlySpan<byte> input = source.Span;
+            // K4os cannot decode against a dictionary either (it throws NotImplementedException): say so plainly.
+            if (input.Length > 4 && BinaryPrimitives.ReadUInt32LittleEndian(input) == 0x184D2204 && (input[4] & 0x01) != 0)
+            {
+                ArrowLz4FastMetrics.RecordDeclined(ArrowLz4FastMetrics.DictionaryIdReason);
+                throw DictionaryNotSupported(0, Lz4FrameDescriptor.Read(input, 0).DictionaryId);
+            }
+
+            var stream = new ReadOnlyMemoryStream(source);
+            int written;
+            bool more;
+            try
+            {
+                using var decoder = LZ4Frame.Decode(stream, 0, leaveOpen: true);
+                written = decoder.ReadManyBytes(output);
+                Span<byte> probe = stackalloc byte[1];
+                more = written == output.Length && decoder.ReadManyBytes(probe) != 0;
+            }
+            catch (Exception e) when (e is not OutOfMemoryException)
+            {
+                throw K4osFailed(stream.Position, e);
+            }
+
+            if (more)
+                ThrowTooLong((int)stream.Position, written, output.Length);
+            if (written != output.Length)
+                ThrowTooShort((int)stream.Position, written, output.Length);
+            if (stream.Position != input.Length)
+                ThrowTrailing(stream.Position, input.Length);
+            ArrowLz4FastMetrics.RecordDecompress(ArrowLz4FastMetrics.PathK4os, written);
+            return written;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static Lz4FrameException K4osFailed(long read, Exception e) =>
+            new($"Invalid LZ4 data: K4os.Compression.LZ4's frame decoder failed after reading {read} byte(s): {e.Message}", read, e);
+
+        [DoesNotReturn]
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static void ThrowTrailing(long end, int length) =>
+            throw Invalid(end, $"{length - end} unexpected byte(s) after the LZ4 frame");
+
+        [DoesNotReturn]
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static void ThrowNoFrame(int expected) =>
+            throw Invalid(0, $"the buffer holds no LZ4 frame but {expected} decoded bytes are expected");
+
+        [DoesNotReturn]
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static void ThrowTooShort(int offset, int written, int expected) =>
+            throw Invalid(offset, $"the LZ4 data ends after {written} decoded bytes but the Arrow buffer declares {expected}");
+
+        [DoesNotReturn]
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static void ThrowTooLong(int offset, int written, int expected) =>
+            throw Invalid(offset, $"the LZ4 data decodes to more than the {expected} bytes the Arrow buffer declares ({written} decoded before this point)");
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static NotSupportedException DictionaryNotSupported(int frameOffset, uint? dictionaryId) =>
+            new($"The LZ4 frame at byte offset {frameOffset} was compressed against dictionary ID 0x{dictionaryId:X8}; decoding it needs that dictionary, and none can be supplied here.");
+
+        private static Lz4FrameException Invalid(long offset, string what) =>
+            new($"Invalid LZ4 data at byte offset {offset}: {what}.", offset);
 
         /// <summary>Writes <paramref name="source"/> to <paramref name="destination"/> as one LZ4 frame.</summary>
         /// <param name="source">The bytes to compress.</param>

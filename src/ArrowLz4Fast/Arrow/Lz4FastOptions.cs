@@ -9,7 +9,7 @@ namespace ArrowLz4Fast
     /// </summary>
     public sealed class Lz4FastOptions
     {
-        private int _blockSize = Lz4FrameEncoderOptions.DefaultBlockSize;
+        private int _blockSize = default(Lz4FrameEncoderOptions).BlockSize;
         private int _compressionLevel;
 
         /// <summary>
@@ -38,10 +38,22 @@ namespace ArrowLz4Fast
             get => _compressionLevel;
             set
             {
-                Lz4FrameEncoderOptions.ValidateLevel(value);
+                _ = new Lz4FrameEncoderOptions(level: value);
                 _compressionLevel = value;
             }
         }
+
+        /// <summary>
+        /// Decode every buffer with K4os.Compression.LZ4.Streams' frame decoder (<c>LZ4Frame.Decode</c>), exactly as
+        /// the official codec, Apache.Arrow.Compression, does (default <see langword="false"/>: the package's own
+        /// decoder, straight into Arrow's buffer). For bug-for-bug compatibility with the official codec, or as an
+        /// escape hatch in production. The contract stays this package's: the whole input must be one frame that
+        /// decodes to exactly Arrow's declared length, anything else is an <see cref="Frames.Lz4FrameException"/>
+        /// (K4os's own failures wrapped as its inner exception), and a frame that names a dictionary is a
+        /// <see cref="NotSupportedException"/>. <see cref="VerifyChecksums"/> does not apply: K4os verifies what it
+        /// verifies. Slower, and it allocates per buffer.
+        /// </summary>
+        public bool UseK4osDecoder { get; set; }
 
         /// <summary>Written frames carry a content checksum (default <see langword="false"/>, as pyarrow and Arrow .NET write).</summary>
         public bool ContentChecksum { get; set; }
@@ -49,10 +61,16 @@ namespace ArrowLz4Fast
         /// <summary>Written frames carry block checksums (default <see langword="false"/>).</summary>
         public bool BlockChecksum { get; set; }
 
-        internal Lz4FrameDecoderOptions DecoderOptions => new(skipChecksums: !VerifyChecksums);
+        /// <summary>
+        /// Written frames carry the content size field in their header (default <see langword="false"/>, as pyarrow
+        /// and Arrow .NET write): 8 more bytes per buffer, which decoders check against the decoded length.
+        /// </summary>
+        public bool ContentSize { get; set; }
+
+        internal Lz4FrameDecoderOptions DecoderOptions => new(verifyChecksums: VerifyChecksums);
 
         internal Lz4FrameEncoderOptions EncoderOptions(int? level) =>
-            new(BlockSize, level ?? CompressionLevel, ContentChecksum, BlockChecksum);
+            new(BlockSize, level ?? CompressionLevel, ContentChecksum, BlockChecksum, ContentSize);
 
         internal Lz4FastOptions Clone() => (Lz4FastOptions)MemberwiseClone();
     }

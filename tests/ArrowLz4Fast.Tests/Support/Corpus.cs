@@ -8,14 +8,15 @@ using System.Text.Json;
 namespace ArrowLz4Fast.Tests.Support
 {
     /// <summary>
-    /// The real-data corpus: the copy committed under Corpus/ (see Corpus/PROVENANCE.md), and ../shared/corpus
-    /// beside the repository when it exists, for the large streams that are not committed.
+    /// The real-data corpus as the tests use it: the committed corpus/ at the repository root (see
+    /// corpus/PROVENANCE.md), and ../shared/corpus beside the repository when it exists, for the large streams that
+    /// are not committed. Both are found by <see cref="CorpusLocator"/>, as every other project finds them.
     /// </summary>
     internal static class Corpus
     {
-        public static string CommittedDir { get; } = Metadata("CorpusDir");
+        public static string CommittedDir { get; } = CorpusLocator.Directory;
 
-        public static string SharedDir { get; } = Metadata("SharedCorpusDir");
+        public static string SharedDir { get; } = CorpusLocator.SharedDirectory;
 
         public static bool SharedAvailable => Directory.Exists(Path.Combine(SharedDir, "ipc"));
 
@@ -47,9 +48,5 @@ namespace ArrowLz4Fast.Tests.Support
 
         public static JsonElement Sidecar(string path) =>
             JsonDocument.Parse(File.ReadAllBytes(path + ".expected.json")).RootElement.Clone();
-
-        private static string Metadata(string key) =>
-            typeof(Corpus).Assembly.GetCustomAttributes<AssemblyMetadataAttribute>().Single(a => a.Key == key).Value
-            ?? throw new InvalidOperationException(key);
     }
 }

@@ -1,7 +1,7 @@
 namespace ArrowLz4Fast.Frames
 {
     /// <summary>Numbers fixed by the LZ4 frame format (lz4/lz4 doc/lz4_Frame_format.md).</summary>
-    public static class Lz4FrameConstants
+    internal static class Lz4FrameConstants
     {
         /// <summary>Magic number that opens every LZ4 frame (little-endian on the wire).</summary>
         public const uint FrameMagic = 0x184D2204;

@@ -16,11 +16,12 @@ namespace ArrowLz4Fast.Frames
     /// The input may hold several concatenated frames and skippable frames (skipped); it must end exactly after the
     /// last frame. Validated: magic number, version, reserved bits, block size ID, header checksum, every block size
     /// against the frame's block maximum and the input, every block's decoded size against the block maximum, block
-    /// and content checksums (unless <see cref="Lz4FrameDecoderOptions.SkipChecksums"/>), and the content size field
+    /// and content checksums (unless <see cref="Lz4FrameDecoderOptions.VerifyChecksums"/> is off), and the content size field
     /// when present and non-zero (liblz4 reads 0 as "unknown"). A malformed or truncated input throws
-    /// <see cref="System.IO.InvalidDataException"/> naming the defect and its byte offset; nothing is ever written
+    /// <see cref="Lz4FrameException"/> (an <see cref="System.IO.IOException"/>) naming the defect, with its
+    /// byte offset in <see cref="Lz4FrameException.Offset"/>; nothing is ever written
     /// outside the destination. Bytes of the destination past <c>bytesWritten</c> may have been scribbled on.
-    /// A frame that names a dictionary stops decoding with <see cref="Lz4DecodeStatus.DictionaryRequired"/>, but
+    /// A frame that names a dictionary stops decoding with <see cref="Lz4FrameDecodeStatus.DictionaryRequired"/>, but
     /// only after the structure of the rest of the input has been checked.
     /// </remarks>
     public static class Lz4FrameDecoder
@@ -29,21 +30,26 @@ namespace ArrowLz4Fast.Frames
         /// Decodes every frame of <paramref name="source"/> into <paramref name="destination"/>, in the manner of
         /// <c>BrotliDecoder.Decompress</c>, but with malformed input reported by exception rather than status.
         /// </summary>
+        /// <remarks>
+        /// Not resumable: the whole input is one call. <see cref="Lz4FrameDecodeStatus.DestinationTooSmall"/> means
+        /// "call again from the start with a larger destination", not "continue from <paramref name="bytesConsumed"/>"
+        /// (linked blocks need the output before them, which a second call would not have).
+        /// </remarks>
         /// <param name="source">One or more LZ4 frames.</param>
         /// <param name="destination">Where the decoded content goes.</param>
         /// <param name="bytesConsumed">Input consumed: all of it when done, else the offset of the frame or block that stopped decoding.</param>
         /// <param name="bytesWritten">Decoded bytes written to the start of <paramref name="destination"/>.</param>
         /// <param name="options">Checksum verification; the default verifies.</param>
-        /// <returns><see cref="Lz4DecodeStatus.Done"/>, or why decoding stopped on well-formed input.</returns>
-        /// <exception cref="System.IO.InvalidDataException">The input is malformed, truncated or fails a checksum.</exception>
-        public static Lz4DecodeStatus Decode(
+        /// <returns><see cref="Lz4FrameDecodeStatus.Done"/>, or why decoding stopped on well-formed input.</returns>
+        /// <exception cref="Lz4FrameException">The input is malformed, truncated or fails a checksum (an <see cref="System.IO.IOException"/> whose <see cref="Lz4FrameException.Offset"/> locates the defect).</exception>
+        public static Lz4FrameDecodeStatus Decode(
             ReadOnlySpan<byte> source,
             Span<byte> destination,
             out int bytesConsumed,
             out int bytesWritten,
             Lz4FrameDecoderOptions options = default)
         {
-            bool verify = !options.SkipChecksums;
+            bool verify = options.VerifyChecksums;
             var reader = new Lz4FrameReader(source, verify);
             int written = 0;
             int frameStart = 0;
@@ -62,7 +68,7 @@ namespace ArrowLz4Fast.Frames
                                 throw CorruptBlock(ref reader, written, frameStart);
                             bytesConsumed = reader.TokenStartIndex;
                             bytesWritten = written;
-                            return Lz4DecodeStatus.DestinationTooSmall;
+                            return Lz4FrameDecodeStatus.DestinationTooSmall;
                         }
                         if (hashContent)
                             XXH32.Update(ref contentHash, destination.Slice(written, decoded));
@@ -77,7 +83,7 @@ namespace ArrowLz4Fast.Frames
                             ValidateRest(ref reader);
                             bytesConsumed = dictionaryFrame;
                             bytesWritten = written;
-                            return Lz4DecodeStatus.DictionaryRequired;
+                            return Lz4FrameDecodeStatus.DictionaryRequired;
                         }
                         frameStart = written;
                         hashContent = verify && frame.HasContentChecksum;
@@ -93,44 +99,44 @@ namespace ArrowLz4Fast.Frames
 
             bytesConsumed = reader.BytesConsumed;
             bytesWritten = written;
-            return Lz4DecodeStatus.Done;
+            return Lz4FrameDecodeStatus.Done;
         }
 
         /// <summary>
-        /// Decodes every frame of <paramref name="source"/> into <paramref name="destination"/>, in the manner of
-        /// <c>BrotliDecoder.TryDecompress</c>.
+        /// Decodes every frame of <paramref name="source"/> into <paramref name="destination"/> with the promise of
+        /// <c>BrotliDecoder.TryDecompress</c>: <see langword="false"/> on any failure, never an exception for the data.
         /// </summary>
+        /// <remarks>
+        /// Malformed input, a frame that names a dictionary and a destination too small all return
+        /// <see langword="false"/>; call <see cref="Decode"/> to learn which, and where (its
+        /// <see cref="Lz4FrameException"/> has the offset). Not resumable.
+        /// </remarks>
         /// <param name="source">One or more LZ4 frames.</param>
         /// <param name="destination">Where the decoded content goes.</param>
         /// <param name="bytesWritten">Decoded bytes written; 0 when the method returns <see langword="false"/>.</param>
         /// <param name="options">Checksum verification; the default verifies.</param>
-        /// <returns><see langword="false"/> when the content does not fit in <paramref name="destination"/>.</returns>
-        /// <exception cref="System.IO.InvalidDataException">The input is malformed, truncated or fails a checksum.</exception>
-        /// <exception cref="NotSupportedException">A frame needs a dictionary (its header has a dictionary ID).</exception>
+        /// <returns><see langword="true"/> when every frame decoded, complete and checked, into <paramref name="destination"/>.</returns>
         public static bool TryDecode(
             ReadOnlySpan<byte> source,
             Span<byte> destination,
             out int bytesWritten,
             Lz4FrameDecoderOptions options = default)
         {
-            switch (Decode(source, destination, out int consumed, out bytesWritten, options))
+            try
             {
-                case Lz4DecodeStatus.Done:
+                if (Decode(source, destination, out _, out bytesWritten, options) == Lz4FrameDecodeStatus.Done)
                     return true;
-                case Lz4DecodeStatus.DestinationTooSmall:
-                    bytesWritten = 0;
-                    return false;
-                default:
-                    throw DictionaryNotSupported(source, consumed);
             }
+            catch (Lz4FrameException)
+            {
+                // Corrupt input is rare; paying for an exception here keeps the decode loops free of error plumbing.
+            }
+            bytesWritten = 0;
+            return false;
         }
 
-        internal static NotSupportedException DictionaryNotSupported(ReadOnlySpan<byte> source, int frameOffset)
-        {
-            uint? id = Lz4FrameDescriptor.Read(source, frameOffset).DictionaryId;
-            return new NotSupportedException(
-                $"The LZ4 frame at byte offset {frameOffset} was compressed against dictionary ID 0x{id:X8}; decoding it needs that dictionary, and none can be supplied here.");
-        }
+        internal static NotSupportedException DictionaryNotSupported(ReadOnlySpan<byte> source, int frameOffset) =>
+            Lz4FrameErrors.DictionaryNotSupported(frameOffset, Lz4FrameDescriptor.Read(source, frameOffset).DictionaryId);
 
         /// <summary>Decodes the current block at <paramref name="written"/>: its length, -1 when it does not fit, -2 when it is corrupt.</summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -185,7 +191,7 @@ namespace ArrowLz4Fast.Frames
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
-        private static InvalidDataException CorruptBlock(ref Lz4FrameReader reader, int written, int frameStart)
+        private static Lz4FrameException CorruptBlock(ref Lz4FrameReader reader, int written, int frameStart)
         {
             int prefix = reader.Frame.IsLinked ? Math.Min(written - frameStart, Lz4FrameConstants.WindowSize) : 0;
             string context = prefix > 0 ? $" (linked to the previous {prefix} bytes)" : "";
@@ -212,9 +218,7 @@ namespace ArrowLz4Fast.Frames
             Lz4FrameDescriptor frame = reader.Frame;
             if (frame.ContentSize is ulong size && size != 0 && size != (ulong)produced)
             {
-                throw Lz4FrameErrors.At(
-                    reader.FrameStartIndex + 6,
-                    $"the frame header declares a content size of {size} bytes but its blocks decode to {produced} bytes");
+                Lz4FrameErrors.ThrowContentSize(reader.FrameStartIndex + 6, size, produced);
             }
             if (hashContent)
             {
@@ -222,9 +226,7 @@ namespace ArrowLz4Fast.Frames
                 uint expected = reader.ContentChecksum.GetValueOrDefault();
                 if (actual != expected)
                 {
-                    throw Lz4FrameErrors.At(
-                        reader.TokenStartIndex + Lz4FrameConstants.EndMarkLength,
-                        $"content checksum is 0x{expected:X8} but the {produced} decoded bytes hash to 0x{actual:X8}");
+                    Lz4FrameErrors.ThrowContentChecksum(reader.TokenStartIndex + Lz4FrameConstants.EndMarkLength, expected, actual, produced);
                 }
             }
         }

@@ -1,7 +1,7 @@
 namespace ArrowLz4Fast.Frames
 {
     /// <summary>How <see cref="Lz4FrameDecoder.Decode"/> ended when the input was well-formed.</summary>
-    public enum Lz4DecodeStatus
+    public enum Lz4FrameDecodeStatus
     {
         /// <summary>Every frame was decoded and checked; the output is complete.</summary>
         Done = 0,

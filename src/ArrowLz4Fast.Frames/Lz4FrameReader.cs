@@ -8,13 +8,14 @@ namespace ArrowLz4Fast.Frames
     /// Walks the structure of LZ4 frames in a span — headers, blocks, end marks, skippable frames — without
     /// decoding block contents, in the manner of <c>Utf8JsonReader</c>. Every structural defect (truncation, a bad
     /// magic number, header or reserved bits, a block larger than the frame's maximum or than the input, a block
-    /// checksum mismatch, bytes after the last frame) is an <see cref="System.IO.InvalidDataException"/> that names
-    /// the byte offset. Decoding and the content checks live in <see cref="Lz4FrameDecoder"/>.
+    /// checksum mismatch, bytes after the last frame) is an <see cref="Lz4FrameException"/> (an
+    /// <see cref="System.IO.IOException"/>) whose <see cref="Lz4FrameException.Offset"/> is the byte offset.
+    /// Decoding and the content checks live in <see cref="Lz4FrameDecoder"/>.
     /// </summary>
     public ref struct Lz4FrameReader
     {
         private readonly ReadOnlySpan<byte> _source;
-        private readonly bool _verifyBlockChecksums;
+        private readonly bool _verifyChecksums;
         private ReadOnlySpan<byte> _data;
         private Lz4FrameDescriptor _frame;
         private int _position;
@@ -28,11 +29,15 @@ namespace ArrowLz4Fast.Frames
 
         /// <summary>Starts a reader at the beginning of <paramref name="source"/>.</summary>
         /// <param name="source">One or more concatenated LZ4 frames, possibly with skippable frames between them.</param>
-        /// <param name="verifyBlockChecksums">Check each block's checksum when the frame has them (on by default).</param>
-        public Lz4FrameReader(ReadOnlySpan<byte> source, bool verifyBlockChecksums = true)
+        /// <param name="verifyChecksums">
+        /// Verify the checksums the reader sees, each block's when the frame has them (default <see langword="true"/>;
+        /// the same name and sense as <see cref="Lz4FrameDecoderOptions.VerifyChecksums"/>). The content checksum
+        /// covers decoded bytes, so <see cref="Lz4FrameDecoder"/> verifies it.
+        /// </param>
+        public Lz4FrameReader(ReadOnlySpan<byte> source, bool verifyChecksums = true)
         {
             _source = source;
-            _verifyBlockChecksums = verifyBlockChecksums;
+            _verifyChecksums = verifyChecksums;
             _data = default;
             _frame = default;
             _position = 0;
@@ -81,7 +86,7 @@ namespace ArrowLz4Fast.Frames
 
         /// <summary>Advances to the next token.</summary>
         /// <returns><see langword="false"/> once the input is fully consumed after a complete frame.</returns>
-        /// <exception cref="System.IO.InvalidDataException">The input is truncated or malformed at the reported offset.</exception>
+        /// <exception cref="Lz4FrameException">The input is truncated or malformed at <see cref="Lz4FrameException.Offset"/>.</exception>
         public bool Read()
         {
             return _tokenType switch
@@ -97,30 +102,20 @@ namespace ArrowLz4Fast.Frames
             if (available == 0)
             {
                 if (_position == 0)
-                    throw Lz4FrameErrors.At(0, "input is empty: an LZ4 frame starts with a 4-byte magic number");
+                    Lz4FrameErrors.Throw(0, "input is empty: an LZ4 frame starts with a 4-byte magic number");
                 return false;
             }
 
             _tokenStart = _position;
             if (available < 4)
-            {
-                throw _tokenType == Lz4FrameTokenType.None
-                    ? Lz4FrameErrors.Truncated(_position, "the magic number", 4, available)
-                    : Lz4FrameErrors.At(_position, $"{available} unexpected byte(s) after the last frame (too short for another frame)");
-            }
+                ThrowShortTail(available);
 
             uint magic = BinaryPrimitives.ReadUInt32LittleEndian(_source.Slice(_position));
             if ((magic & 0xFFFFFFF0) == Lz4FrameConstants.SkippableMagicBase)
                 return ReadSkippable(available);
 
             if (magic != Lz4FrameConstants.FrameMagic)
-            {
-                if (magic == Lz4FrameConstants.LegacyMagic)
-                    throw Lz4FrameErrors.At(_position, "magic number 0x184C2102 marks the legacy LZ4 format, which is not an LZ4 frame");
-                throw _tokenType == Lz4FrameTokenType.None
-                    ? Lz4FrameErrors.At(_position, $"not an LZ4 frame: magic number is 0x{magic:X8}, expected 0x184D2204")
-                    : Lz4FrameErrors.At(_position, $"{available} unexpected byte(s) after the last frame (0x{magic:X8} is not a frame magic number)");
-            }
+                ThrowBadMagic(magic, available);
 
             _frame = Lz4FrameDescriptor.Read(_source, _position);
             _frameStart = _position;
@@ -131,13 +126,33 @@ namespace ArrowLz4Fast.Frames
             return true;
         }
 
+        [System.Diagnostics.CodeAnalysis.DoesNotReturn]
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+        private readonly void ThrowShortTail(int available)
+        {
+            if (_tokenType == Lz4FrameTokenType.None)
+                Lz4FrameErrors.ThrowTruncated(_position, "the magic number", 4, available);
+            Lz4FrameErrors.Throw(_position, $"{available} unexpected byte(s) after the last frame (too short for another frame)");
+        }
+
+        [System.Diagnostics.CodeAnalysis.DoesNotReturn]
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+        private readonly void ThrowBadMagic(uint magic, int available)
+        {
+            if (magic == Lz4FrameConstants.LegacyMagic)
+                Lz4FrameErrors.Throw(_position, "magic number 0x184C2102 marks the legacy LZ4 format, which is not an LZ4 frame");
+            if (_tokenType == Lz4FrameTokenType.None)
+                Lz4FrameErrors.Throw(_position, $"not an LZ4 frame: magic number is 0x{magic:X8}, expected 0x184D2204");
+            Lz4FrameErrors.Throw(_position, $"{available} unexpected byte(s) after the last frame (0x{magic:X8} is not a frame magic number)");
+        }
+
         private bool ReadSkippable(int available)
         {
             if (available < 8)
-                throw Lz4FrameErrors.Truncated(_position, "the skippable frame header", 8, available);
+                Lz4FrameErrors.ThrowTruncated(_position, "the skippable frame header", 8, available);
             uint size = BinaryPrimitives.ReadUInt32LittleEndian(_source.Slice(_position + 4));
             if (size > (uint)(available - 8))
-                throw Lz4FrameErrors.Truncated(_position, $"a skippable frame of {size} byte(s) of user data", (int)Math.Min(size + 8L, int.MaxValue), available);
+                Lz4FrameErrors.ThrowTruncated(_position, "a skippable frame of " + size + " byte(s) of user data", size + 8L, available);
             _data = _source.Slice(_position + 8, (int)size);
             _position += 8 + (int)size;
             _tokenType = Lz4FrameTokenType.SkippableFrame;
@@ -149,7 +164,7 @@ namespace ArrowLz4Fast.Frames
             _tokenStart = _position;
             int available = _source.Length - _position;
             if (available < Lz4FrameConstants.BlockHeaderLength)
-                throw Lz4FrameErrors.Truncated(_position, $"the size field of block {_blockIndex + 1} (or the end mark)", 4, available);
+                Lz4FrameErrors.ThrowBlockSizeTruncated(_position, _blockIndex + 1, available);
 
             uint field = BinaryPrimitives.ReadUInt32LittleEndian(_source.Slice(_position));
             if (field == 0)
@@ -159,21 +174,21 @@ namespace ArrowLz4Fast.Frames
             bool uncompressed = (field & Lz4FrameConstants.UncompressedBlockFlag) != 0;
             uint size = field & ~Lz4FrameConstants.UncompressedBlockFlag;
             if (size > (uint)_frame.BlockMaximumSize)
-                throw Lz4FrameErrors.At(_position, $"block {blockIndex} declares {size} {(uncompressed ? "uncompressed" : "compressed")} bytes, more than the frame's {_frame.BlockMaximumSize}-byte block maximum");
+                Lz4FrameErrors.ThrowBlockTooLarge(_position, blockIndex, size, uncompressed, _frame.BlockMaximumSize);
 
             int checksumLength = _frame.HasBlockChecksum ? Lz4FrameConstants.ChecksumLength : 0;
             int needed = Lz4FrameConstants.BlockHeaderLength + (int)size + checksumLength;
             if (available < needed)
-                throw Lz4FrameErrors.Truncated(_position, $"block {blockIndex}", needed, available);
+                Lz4FrameErrors.ThrowBlockTruncated(_position, blockIndex, needed, available);
 
             _data = _source.Slice(_position + Lz4FrameConstants.BlockHeaderLength, (int)size);
-            if (checksumLength != 0 && _verifyBlockChecksums)
+            if (checksumLength != 0 && _verifyChecksums)
             {
                 int checksumOffset = _position + Lz4FrameConstants.BlockHeaderLength + (int)size;
                 uint expected = BinaryPrimitives.ReadUInt32LittleEndian(_source.Slice(checksumOffset));
                 uint actual = XXH32.DigestOf(_data);
                 if (expected != actual)
-                    throw Lz4FrameErrors.At(checksumOffset, $"block {blockIndex} checksum is 0x{expected:X8} but its {size} stored bytes hash to 0x{actual:X8}");
+                    Lz4FrameErrors.ThrowBlockChecksum(checksumOffset, blockIndex, expected, actual, size);
             }
 
             _blockIsUncompressed = uncompressed;
@@ -187,7 +202,7 @@ namespace ArrowLz4Fast.Frames
         {
             int needed = Lz4FrameConstants.EndMarkLength + (_frame.HasContentChecksum ? Lz4FrameConstants.ChecksumLength : 0);
             if (available < needed)
-                throw Lz4FrameErrors.Truncated(_position, "the end mark and content checksum", needed, available);
+                Lz4FrameErrors.ThrowTruncated(_position, "the end mark and content checksum", needed, available);
             if (_frame.HasContentChecksum)
                 _contentChecksum = BinaryPrimitives.ReadUInt32LittleEndian(_source.Slice(_position + Lz4FrameConstants.EndMarkLength));
             _data = default;

@@ -14,6 +14,11 @@ namespace ArrowLz4Fast.Frames
     public static class Lz4FrameEncoder
     {
         /// <summary>The frame length for <paramref name="sourceLength"/> bytes if no block shrinks: a destination this large always suffices.</summary>
+        /// <remarks>
+        /// A <see cref="long"/>, because the worst case for a source near <see cref="int.MaxValue"/> bytes exceeds
+        /// <see cref="int.MaxValue"/>; the caller compares it with the largest buffer it can allocate instead of
+        /// getting an overflowed or clamped <see cref="int"/>.
+        /// </remarks>
         /// <param name="sourceLength">Bytes to encode.</param>
         /// <param name="options">Frame settings.</param>
         /// <returns>The worst-case frame length.</returns>
@@ -22,7 +27,7 @@ namespace ArrowLz4Fast.Frames
             if (sourceLength < 0) throw new ArgumentOutOfRangeException(nameof(sourceLength));
             long blocks = (sourceLength + (long)options.BlockSize - 1) / options.BlockSize;
             long perBlock = Lz4FrameConstants.BlockHeaderLength + (options.BlockChecksum ? Lz4FrameConstants.ChecksumLength : 0);
-            return Lz4FrameConstants.MinimumHeaderLength + sourceLength + blocks * perBlock
+            return Lz4FrameConstants.MinimumHeaderLength + (options.ContentSize ? 8 : 0) + sourceLength + blocks * perBlock
                 + Lz4FrameConstants.EndMarkLength + (options.ContentChecksum ? Lz4FrameConstants.ChecksumLength : 0);
         }
 
@@ -38,17 +43,21 @@ namespace ArrowLz4Fast.Frames
         public static bool TryEncode(ReadOnlySpan<byte> source, Span<byte> destination, out int bytesWritten, Lz4FrameEncoderOptions options = default)
         {
             bytesWritten = 0;
-            int headerLength = Lz4FrameConstants.MinimumHeaderLength;
+            int descriptorLength = options.ContentSize ? 10 : 2;
+            int headerLength = 4 + descriptorLength + 1;
             if (destination.Length < headerLength)
                 return false;
 
             byte flags = (byte)(Lz4FrameConstants.FlagVersion01 | Lz4FrameConstants.FlagBlockIndependence
                 | (options.BlockChecksum ? Lz4FrameConstants.FlagBlockChecksum : 0)
+                | (options.ContentSize ? Lz4FrameConstants.FlagContentSize : 0)
                 | (options.ContentChecksum ? Lz4FrameConstants.FlagContentChecksum : 0));
             BinaryPrimitives.WriteUInt32LittleEndian(destination, Lz4FrameConstants.FrameMagic);
             destination[4] = flags;
             destination[5] = (byte)(options.BlockSizeId << 4);
-            destination[6] = (byte)(XXH32.DigestOf(destination.Slice(4, 2)) >> 8);
+            if (options.ContentSize)
+                BinaryPrimitives.WriteUInt64LittleEndian(destination.Slice(6), (ulong)source.Length);
+            destination[4 + descriptorLength] = (byte)(XXH32.DigestOf(destination.Slice(4, descriptorLength)) >> 8);
 
             var level = (LZ4Level)options.Level;
             int blockSize = options.BlockSize;

@@ -9,11 +9,11 @@ namespace ArrowLz4Fast.Frames
     /// </summary>
     public readonly struct Lz4FrameEncoderOptions
     {
-        /// <summary>The block maximum used when none is given: 1 MiB (see README, "Writer defaults", for the measurements behind it).</summary>
-        public const int DefaultBlockSize = 1024 * 1024;
+        // The block maximum used when none is given: 1 MiB (see README, "Writer defaults", for the measurements behind it).
+        internal const int DefaultBlockSize = 1024 * 1024;
 
-        /// <summary>The highest compression level (K4os <see cref="LZ4Level.L12_MAX"/>).</summary>
-        public const int MaximumLevel = 12;
+        // The highest compression level (K4os LZ4Level.L12_MAX).
+        internal const int MaximumLevel = 12;
 
         private readonly int _blockSizeId;
 
@@ -24,9 +24,14 @@ namespace ArrowLz4Fast.Frames
         /// </param>
         /// <param name="contentChecksum">Append the xxHash32 of the content after the end mark.</param>
         /// <param name="blockChecksum">Follow each block with the xxHash32 of its stored bytes.</param>
+        /// <param name="contentSize">
+        /// Write the content size field (8 bytes in the header): readers can size their output before decoding, and
+        /// decoders check it (liblz4 and this package's decoder reject a frame whose blocks decode to another length).
+        /// </param>
         /// <exception cref="ArgumentOutOfRangeException">A block size or level outside the ranges above.</exception>
-        public Lz4FrameEncoderOptions(int blockSize = DefaultBlockSize, int level = 0, bool contentChecksum = false, bool blockChecksum = false)
+        public Lz4FrameEncoderOptions(int blockSize = 1024 * 1024, int level = 0, bool contentChecksum = false, bool blockChecksum = false, bool contentSize = false)
         {
+            ContentSize = contentSize;
             _blockSizeId = BlockSizeIdOf(blockSize);
             ValidateLevel(level);
             Level = level;
@@ -49,10 +54,11 @@ namespace ArrowLz4Fast.Frames
         /// <summary>The frame carries block checksums.</summary>
         public bool BlockChecksum { get; }
 
-        /// <summary>Throws unless <paramref name="level"/> is a compression level K4os accepts (0 to 12).</summary>
-        /// <param name="level">The level to check.</param>
-        /// <exception cref="ArgumentOutOfRangeException"><paramref name="level"/> is outside 0 to 12.</exception>
-        public static void ValidateLevel(int level)
+        /// <summary>The frame header carries the content size (the length of the encoded source).</summary>
+        public bool ContentSize { get; }
+
+        // Throws unless level is a compression level K4os accepts (0 to 12).
+        internal static void ValidateLevel(int level)
         {
             if (level < 0 || level > MaximumLevel)
             {

@@ -1,0 +1,25 @@
+namespace ArrowLz4Fast.Frames
+{
+    /// <summary>
+    /// Options for <see cref="Lz4FrameDecoder"/>. The default value verifies every checksum a frame carries.
+    /// </summary>
+    public readonly struct Lz4FrameDecoderOptions
+    {
+        // Stored inverted so that default(Lz4FrameDecoderOptions) verifies.
+        private readonly bool _skipChecksums;
+
+        /// <summary>Creates options.</summary>
+        /// <param name="verifyChecksums">
+        /// Verify block and content checksums (default <see langword="true"/>). <see langword="false"/> is liblz4's
+        /// <c>skipChecksums</c>, for callers that already trust their source, e.g. data checked by a transport.
+        /// Structure and sizes are validated either way, and nothing is ever written outside the destination.
+        /// </param>
+        public Lz4FrameDecoderOptions(bool verifyChecksums = true)
+        {
+            _skipChecksums = !verifyChecksums;
+        }
+
+        /// <summary>Block and content checksums are verified (the same name and sense as <c>Lz4FastOptions.VerifyChecksums</c>).</summary>
+        public bool VerifyChecksums => !_skipChecksums;
+    }
+}
