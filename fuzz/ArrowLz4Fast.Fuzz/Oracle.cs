@@ -135,7 +135,7 @@ namespace ArrowLz4Fast.Fuzz
 
         private static void CheckException(Exception error, Verdict verdict, string call)
         {
-            if (error is ArrowLz4Fast.Frames.Lz4FrameException)
+            if (error is InvalidDataException { InnerException: ArrowLz4Fast.Frames.Lz4FrameException })
                 return;
             if (error is NotSupportedException && error.Message.Contains("dictionary", StringComparison.Ordinal))
                 return;

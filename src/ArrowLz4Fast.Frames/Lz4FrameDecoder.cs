@@ -18,8 +18,8 @@ namespace ArrowLz4Fast.Frames
     /// against the frame's block maximum and the input, every block's decoded size against the block maximum, block
     /// and content checksums (unless <see cref="Lz4FrameDecoderOptions.VerifyChecksums"/> is off), and the content size field
     /// when present and non-zero (liblz4 reads 0 as "unknown"). A malformed or truncated input throws
-    /// <see cref="Lz4FrameException"/> (an <see cref="System.IO.IOException"/>) naming the defect, with its
-    /// byte offset in <see cref="Lz4FrameException.Offset"/>; nothing is ever written
+    /// <see cref="InvalidDataException"/> naming the defect, with its
+    /// byte offset in the <see cref="Lz4FrameException.Offset"/> of its inner exception; nothing is ever written
     /// outside the destination. Bytes of the destination past <c>bytesWritten</c> may have been scribbled on.
     /// A frame that names a dictionary stops decoding with <see cref="Lz4FrameDecodeStatus.DictionaryRequired"/>, but
     /// only after the structure of the rest of the input has been checked.
@@ -41,7 +41,7 @@ namespace ArrowLz4Fast.Frames
         /// <param name="bytesWritten">Decoded bytes written to the start of <paramref name="destination"/>.</param>
         /// <param name="options">Checksum verification; the default verifies.</param>
         /// <returns><see cref="Lz4FrameDecodeStatus.Done"/>, or why decoding stopped on well-formed input.</returns>
-        /// <exception cref="Lz4FrameException">The input is malformed, truncated or fails a checksum (an <see cref="System.IO.IOException"/> whose <see cref="Lz4FrameException.Offset"/> locates the defect).</exception>
+        /// <exception cref="InvalidDataException">The input is malformed, truncated or fails a checksum (the inner <see cref="Lz4FrameException"/>'s <see cref="Lz4FrameException.Offset"/> locates the defect).</exception>
         public static Lz4FrameDecodeStatus Decode(
             ReadOnlySpan<byte> source,
             Span<byte> destination,
@@ -108,8 +108,8 @@ namespace ArrowLz4Fast.Frames
         /// </summary>
         /// <remarks>
         /// Malformed input, a frame that names a dictionary and a destination too small all return
-        /// <see langword="false"/>; call <see cref="Decode"/> to learn which, and where (its
-        /// <see cref="Lz4FrameException"/> has the offset). Not resumable.
+        /// <see langword="false"/>; call <see cref="Decode"/> to learn which, and where (the
+        /// <see cref="Lz4FrameException"/> inside its exception has the offset). Not resumable.
         /// </remarks>
         /// <param name="source">One or more LZ4 frames.</param>
         /// <param name="destination">Where the decoded content goes.</param>
@@ -127,7 +127,7 @@ namespace ArrowLz4Fast.Frames
                 if (Decode(source, destination, out _, out bytesWritten, options) == Lz4FrameDecodeStatus.Done)
                     return true;
             }
-            catch (Lz4FrameException)
+            catch (InvalidDataException)
             {
                 // Corrupt input is rare; paying for an exception here keeps the decode loops free of error plumbing.
             }
@@ -191,7 +191,7 @@ namespace ArrowLz4Fast.Frames
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
-        private static Lz4FrameException CorruptBlock(ref Lz4FrameReader reader, int written, int frameStart)
+        private static InvalidDataException CorruptBlock(ref Lz4FrameReader reader, int written, int frameStart)
         {
             int prefix = reader.Frame.IsLinked ? Math.Min(written - frameStart, Lz4FrameConstants.WindowSize) : 0;
             string context = prefix > 0 ? $" (linked to the previous {prefix} bytes)" : "";

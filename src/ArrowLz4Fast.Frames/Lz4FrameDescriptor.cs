@@ -58,7 +58,7 @@ namespace ArrowLz4Fast.Frames
         /// <param name="source">The whole input; offsets in error messages are relative to it.</param>
         /// <param name="offset">Where the frame's magic number starts.</param>
         /// <returns>The descriptor.</returns>
-        /// <exception cref="Lz4FrameException">The header is truncated or malformed.</exception>
+        /// <exception cref="System.IO.InvalidDataException">The header is truncated or malformed.</exception>
         public static Lz4FrameDescriptor Read(ReadOnlySpan<byte> source, int offset)
         {
             if ((uint)offset > (uint)source.Length) throw new ArgumentOutOfRangeException(nameof(offset));

@@ -1,4 +1,5 @@
 using System;
+using System.IO;
 using System.Diagnostics.CodeAnalysis;
 using System.Runtime.CompilerServices;
 
@@ -11,8 +12,11 @@ namespace ArrowLz4Fast.Frames
     internal static class Lz4FrameErrors
     {
         [MethodImpl(MethodImplOptions.NoInlining)]
-        internal static Lz4FrameException At(long offset, string what) =>
-            new($"Invalid LZ4 data at byte offset {offset}: {what}.", offset);
+        internal static InvalidDataException At(long offset, string what) => Create($"Invalid LZ4 data at byte offset {offset}: {what}.", offset);
+
+        /// <summary>The exception for corrupt data: an <see cref="InvalidDataException"/> with the offset in its <see cref="Lz4FrameException"/>.</summary>
+        internal static InvalidDataException Create(string message, long offset, Exception? cause = null) =>
+            new(message, new Lz4FrameException(message, offset, cause));
 
         [DoesNotReturn]
         [MethodImpl(MethodImplOptions.NoInlining)]

@@ -4,17 +4,24 @@ using System.IO;
 namespace ArrowLz4Fast.Frames
 {
     /// <summary>
-    /// The LZ4 data is malformed, truncated, fails a checksum, or (in the Arrow codec) decodes to another length than
-    /// the Arrow buffer declares. <see cref="Offset"/> is the byte offset of the defect in the decoder's input, as
-    /// <c>JsonException</c> carries a position; the message names the defect and the same offset.
+    /// Where and what: the detail of an <see cref="InvalidDataException"/> thrown for LZ4 data that is malformed,
+    /// truncated, fails a checksum, or (in the Arrow codec) decodes to another length than the Arrow buffer declares.
+    /// Every such exception of this package carries one as its <see cref="Exception.InnerException"/>, with the byte
+    /// offset of the defect in the decoder's input in <see cref="Offset"/>, as <c>JsonException</c> carries a position.
     /// </summary>
     /// <remarks>
-    /// <see cref="InvalidDataException"/>, which this package threw before 1.0, is sealed, so no type can both derive
-    /// from it and carry an offset. This one derives from <see cref="IOException"/>, the base of the exceptions a
-    /// stream reader already expects: catch <see cref="Lz4FrameException"/> to read the offset, or
-    /// <see cref="IOException"/> to treat it as any failed read.
+    /// <see cref="InvalidDataException"/> is what .NET code expects from corrupt data (Apache.Arrow.Compression,
+    /// <c>System.IO.Compression</c>), so it is what this package throws; it is sealed, so the offset cannot be a
+    /// property of a derived type and travels in this inner exception instead:
+    /// <code>
+    /// catch (InvalidDataException e) when (e.InnerException is Lz4FrameException frame)
+    /// {
+    ///     log.Warn($"corrupt LZ4 data at byte {frame.Offset}: {e.Message}");
+    /// }
+    /// </code>
+    /// Both have the same message. This type is never thrown on its own.
     /// </remarks>
-    public sealed class Lz4FrameException : IOException
+    public sealed class Lz4FrameException : Exception
     {
         /// <summary>Creates an exception with a default message and no known offset.</summary>
         public Lz4FrameException()

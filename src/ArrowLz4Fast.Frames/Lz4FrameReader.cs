@@ -8,8 +8,8 @@ namespace ArrowLz4Fast.Frames
     /// Walks the structure of LZ4 frames in a span — headers, blocks, end marks, skippable frames — without
     /// decoding block contents, in the manner of <c>Utf8JsonReader</c>. Every structural defect (truncation, a bad
     /// magic number, header or reserved bits, a block larger than the frame's maximum or than the input, a block
-    /// checksum mismatch, bytes after the last frame) is an <see cref="Lz4FrameException"/> (an
-    /// <see cref="System.IO.IOException"/>) whose <see cref="Lz4FrameException.Offset"/> is the byte offset.
+    /// checksum mismatch, bytes after the last frame) is an <see cref="System.IO.InvalidDataException"/>
+    /// whose inner <see cref="Lz4FrameException"/> has the byte offset in <see cref="Lz4FrameException.Offset"/>.
     /// Decoding and the content checks live in <see cref="Lz4FrameDecoder"/>.
     /// </summary>
     public ref struct Lz4FrameReader
@@ -86,7 +86,7 @@ namespace ArrowLz4Fast.Frames
 
         /// <summary>Advances to the next token.</summary>
         /// <returns><see langword="false"/> once the input is fully consumed after a complete frame.</returns>
-        /// <exception cref="Lz4FrameException">The input is truncated or malformed at <see cref="Lz4FrameException.Offset"/>.</exception>
+        /// <exception cref="System.IO.InvalidDataException">The input is truncated or malformed (the inner <see cref="Lz4FrameException"/> has the offset).</exception>
         public bool Read()
         {
             return _tokenType switch

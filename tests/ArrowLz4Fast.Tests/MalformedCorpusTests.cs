@@ -111,7 +111,7 @@ namespace ArrowLz4Fast.Tests
         {
             // The typed exception is an IOException, as stream readers expect of a failed read.
             Assert.IsAssignableFrom<IOException>(error);
-            long offset = Assert.IsType<Lz4FrameException>(error).Offset;
+            long offset = FrameErrors.Of(error).Offset;
             Assert.InRange(offset, 0, inputLength);
             Assert.Contains($"byte offset {offset}", error.Message);
         }

@@ -73,7 +73,7 @@ namespace ArrowLz4Fast.Inspect
                 FrameProfile frame = FrameProfile.Of(region.Slice(8));
                 return new BufferReport(buffer, at, length, frame.DictionaryId is null ? BufferPath.Direct : BufferPath.FallbackDictionary, frame, null);
             }
-            catch (ArrowLz4Fast.Frames.Lz4FrameException e)
+            catch (InvalidDataException e)
             {
                 return new BufferReport(buffer, at, length, BufferPath.Corrupt, null, e.Message);
             }

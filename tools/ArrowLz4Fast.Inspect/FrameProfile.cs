@@ -18,7 +18,7 @@ namespace ArrowLz4Fast.Inspect
         int UncompressedBlocks,
         int LargestBlock)
     {
-        /// <summary>Walks the frame; a malformed one throws <see cref="ArrowLz4Fast.Frames.Lz4FrameException"/> with its offset.</summary>
+        /// <summary>Walks the frame; a malformed one throws <see cref="System.IO.InvalidDataException"/> with its offset.</summary>
         public static FrameProfile Of(ReadOnlySpan<byte> frame)
         {
             var reader = new Lz4FrameReader(frame);

@@ -28,7 +28,7 @@ namespace ArrowLz4Fast.Inspect
                 using var codec = new Lz4FastCodec();
                 oursWritten = codec.Decompress(frame, ours);
             }
-            catch (Exception e) when (e is ArrowLz4Fast.Frames.Lz4FrameException or NotSupportedException)
+            catch (Exception e) when (e is InvalidDataException or NotSupportedException)
             {
                 oursError = $"{e.GetType().Name}: {e.Message}";
             }

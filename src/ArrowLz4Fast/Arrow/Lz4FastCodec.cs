@@ -17,8 +17,8 @@ namespace ArrowLz4Fast
     /// </summary>
     /// <remarks>
     /// <see cref="Decompress"/> requires the frame to decode to exactly the destination's length (Arrow's declared
-    /// uncompressed length); anything else is an <see cref="Lz4FrameException"/> (an <see cref="IOException"/>)
-    /// naming the defect, with its byte offset in the frame as <see cref="Lz4FrameException.Offset"/>. Frames that name a dictionary are the one thing it declines, as
+    /// uncompressed length); anything else is an <see cref="InvalidDataException"/>
+    /// naming the defect, with its byte offset in the frame in its <see cref="Lz4FrameException"/> (<see cref="Exception.InnerException"/>). Frames that name a dictionary are the one thing it declines, as
     /// <see cref="NotSupportedException"/> (K4os <c>LZ4Frame.Decode</c> cannot decode them either), after checking
     /// the structure of the whole input.
     /// </remarks>
@@ -51,7 +51,7 @@ namespace ArrowLz4Fast
         /// <param name="source">The LZ4 frame.</param>
         /// <param name="destination">Exactly the declared uncompressed length.</param>
         /// <returns>The number of bytes written: always <paramref name="destination"/>'s length.</returns>
-        /// <exception cref="Lz4FrameException">The frame is malformed, truncated, fails a checksum, or decodes to another length (an <see cref="IOException"/>).</exception>
+        /// <exception cref="InvalidDataException">The frame is malformed, truncated, fails a checksum, or decodes to another length; the inner <see cref="Lz4FrameException"/> has the offset.</exception>
         /// <exception cref="NotSupportedException">The frame was compressed against a dictionary.</exception>
         public int Decompress(ReadOnlyMemory<byte> source, Memory<byte> destination)
         {
@@ -106,7 +106,7 @@ namespace ArrowLz4Fast
         /// <summary>
         /// The K4os path: K4os's frame decoder reads the input as Apache.Arrow.Compression has it read, into Arrow's
         /// buffer, and this method holds it to the package's contract: all of the input read, exactly the declared
-        /// length written, failures as <see cref="Lz4FrameException"/>.
+        /// length written, failures as <see cref="InvalidDataException"/> with a <see cref="Lz4FrameException"/> inside.
         /// </summary>
         private static int DecompressWithK4os(ReadOnlyMemory<byte> source, Span<byte> output)
         {
@@ -144,8 +144,11 @@ namespace ArrowLz4Fast
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
-        private static Lz4FrameException K4osFailed(long read, Exception e) =>
-            new($"Invalid LZ4 data: K4os.Compression.LZ4's frame decoder failed after reading {read} byte(s): {e.Message}", read, e);
+        private static InvalidDataException K4osFailed(long read, Exception e)
+        {
+            string message = $"Invalid LZ4 data: K4os.Compression.LZ4's frame decoder failed after reading {read} byte(s): {e.Message}";
+            return new InvalidDataException(message, new Lz4FrameException(message, read, e));
+        }
 
         [DoesNotReturn]
         [MethodImpl(MethodImplOptions.NoInlining)]
@@ -171,8 +174,11 @@ namespace ArrowLz4Fast
         private static NotSupportedException DictionaryNotSupported(int frameOffset, uint? dictionaryId) =>
             new($"The LZ4 frame at byte offset {frameOffset} was compressed against dictionary ID 0x{dictionaryId:X8}; decoding it needs that dictionary, and none can be supplied here.");
 
-        private static Lz4FrameException Invalid(long offset, string what) =>
-            new($"Invalid LZ4 data at byte offset {offset}: {what}.", offset);
+        private static InvalidDataException Invalid(long offset, string what)
+        {
+            string message = $"Invalid LZ4 data at byte offset {offset}: {what}.";
+            return new InvalidDataException(message, new Lz4FrameException(message, offset));
+        }
 
         /// <summary>Writes <paramref name="source"/> to <paramref name="destination"/> as one LZ4 frame.</summary>
         /// <param name="source">The bytes to compress.</param>

@@ -48,7 +48,7 @@ namespace ArrowLz4Fast
         /// the official codec, Apache.Arrow.Compression, does (default <see langword="false"/>: the package's own
         /// decoder, straight into Arrow's buffer). For bug-for-bug compatibility with the official codec, or as an
         /// escape hatch in production. The contract stays this package's: the whole input must be one frame that
-        /// decodes to exactly Arrow's declared length, anything else is an <see cref="Frames.Lz4FrameException"/>
+        /// decodes to exactly Arrow's declared length, anything else is an <see cref="System.IO.InvalidDataException"/>
         /// (K4os's own failures wrapped as its inner exception), and a frame that names a dictionary is a
         /// <see cref="NotSupportedException"/>. <see cref="VerifyChecksums"/> does not apply: K4os verifies what it
         /// verifies. Slower, and it allocates per buffer.
