@@ -109,8 +109,7 @@ namespace ArrowLz4Fast.Tests
 
         private static void AssertInvalidDataWithOffset(Exception error, int inputLength)
         {
-            // The typed exception is an IOException, as stream readers expect of a failed read.
-            Assert.IsAssignableFrom<IOException>(error);
+            // Exactly InvalidDataException (what callers catch), with the offset in its Lz4FrameException.
             long offset = FrameErrors.Of(error).Offset;
             Assert.InRange(offset, 0, inputLength);
             Assert.Contains($"byte offset {offset}", error.Message);
