@@ -7,7 +7,7 @@ namespace ArrowLz4Fast
     /// Settings for <see cref="Lz4FastCodecFactory"/> and <see cref="Lz4FastCodec"/>. A factory or codec copies them
     /// when it is created, so changing an instance afterwards does not affect codecs already made.
     /// </summary>
-    public sealed class Lz4FastOptions
+    public sealed partial class Lz4FastOptions
     {
         private int _blockSize = Lz4FrameEncoderOptions.DefaultBlockSize;
         private int _compressionLevel;
@@ -49,10 +49,10 @@ namespace ArrowLz4Fast
         /// <summary>Written frames carry block checksums (default <see langword="false"/>).</summary>
         public bool BlockChecksum { get; set; }
 
-        internal Lz4FrameDecoderOptions DecoderOptions => new(skipChecksums: !VerifyChecksums);
+        internal Lz4FrameDecoderOptions DecoderOptions => new(skipChecksums: !VerifyChecksums, Parallelism);
 
         internal Lz4FrameEncoderOptions EncoderOptions(int? level) =>
-            new(BlockSize, level ?? CompressionLevel, ContentChecksum, BlockChecksum);
+            new(BlockSize, level ?? CompressionLevel, ContentChecksum, BlockChecksum, Parallelism);
 
         internal Lz4FastOptions Clone() => (Lz4FastOptions)MemberwiseClone();
     }

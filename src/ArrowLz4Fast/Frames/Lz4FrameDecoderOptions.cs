@@ -14,9 +14,22 @@ namespace ArrowLz4Fast.Frames
         public Lz4FrameDecoderOptions(bool skipChecksums)
         {
             SkipChecksums = skipChecksums;
+            Parallelism = default;
+        }
+
+        /// <summary>Creates options with parallel decode settings.</summary>
+        /// <param name="skipChecksums">Do not verify block and content checksums (see the other constructor).</param>
+        /// <param name="parallelism">Threads for frames with independent blocks; <see cref="Lz4Parallelism.Sequential"/> is one.</param>
+        public Lz4FrameDecoderOptions(bool skipChecksums, Lz4Parallelism parallelism)
+        {
+            SkipChecksums = skipChecksums;
+            Parallelism = parallelism;
         }
 
         /// <summary>Block and content checksums are not verified.</summary>
         public bool SkipChecksums { get; }
+
+        /// <summary>Parallel decode of frames with independent blocks; sequential by default.</summary>
+        public Lz4Parallelism Parallelism { get; }
     }
 }

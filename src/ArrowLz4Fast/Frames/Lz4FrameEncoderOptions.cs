@@ -34,6 +34,22 @@ namespace ArrowLz4Fast.Frames
             BlockChecksum = blockChecksum;
         }
 
+        /// <summary>Creates encoder settings with parallel encode settings.</summary>
+        /// <param name="blockSize">Block maximum in bytes: 65536, 262144, 1048576 or 4194304.</param>
+        /// <param name="level">Compression level 0 to 12 (see the other constructor).</param>
+        /// <param name="contentChecksum">Append the xxHash32 of the content after the end mark.</param>
+        /// <param name="blockChecksum">Follow each block with the xxHash32 of its stored bytes.</param>
+        /// <param name="parallelism">Threads for sources of two or more blocks; the output is the same bytes whatever it is.</param>
+        /// <exception cref="ArgumentOutOfRangeException">A block size or level outside the ranges above.</exception>
+        public Lz4FrameEncoderOptions(int blockSize, int level, bool contentChecksum, bool blockChecksum, Lz4Parallelism parallelism)
+            : this(blockSize, level, contentChecksum, blockChecksum)
+        {
+            Parallelism = parallelism;
+        }
+
+        /// <summary>Parallel compression of the blocks; sequential by default. It never changes the output.</summary>
+        public Lz4Parallelism Parallelism { get; }
+
         /// <summary>The frame's block maximum in bytes.</summary>
         public int BlockSize => Lz4FrameConstants.GetBlockMaximumSize(BlockSizeId);
 
