@@ -57,7 +57,7 @@ namespace ArrowLz4Fast.Frames
             // destination is only reachable if one before it was short, so it is left to the sequential loop.
             int position = reader.BytesConsumed;
             int count = 0;
-            while (count * (long)blockMaximum < remaining && TryNextBlock(source, position, blockMaximum, checksumLength, out int next))
+            while (count < MaximumBlocks && count * (long)blockMaximum < remaining && TryNextBlock(source, position, blockMaximum, checksumLength, out int next))
             {
                 count++;
                 position = next;
@@ -95,7 +95,7 @@ namespace ArrowLz4Fast.Frames
             }
             finally
             {
-                job.ReleaseCaller();
+                job.ReturnToPool();
             }
         }
 
@@ -218,7 +218,7 @@ namespace ArrowLz4Fast.Frames
             block.Decoded = Lz4BlockDecoder.Decode(data, window, 0);
         }
 
-        protected override void ReturnToPool()
+        private void ReturnToPool()
         {
             _source = null;
             _destination = null;

@@ -66,6 +66,15 @@ namespace ArrowLz4Fast.Frames
             int count = (int)((source.Length + (long)blockSize - 1) / blockSize);
             int checksumLength = options.BlockChecksum ? Lz4FrameConstants.ChecksumLength : 0;
             PlacementMode placement = Placement;
+            if (count > MaximumBlocks)
+            {
+                int end = headerLength;
+                XXH32.State hash = default;
+                if (options.ContentChecksum)
+                    XXH32.Reset(ref hash);
+                return EncodeSequentially(source, destination, 0, ref end, ref hash, options)
+                    && Lz4FrameEncoder.TryWriteEnd(destination, end, options, ref hash, out bytesWritten);
+            }
 
             // Slots mode: block k's slot starts where it would if every block before it were stored raw at the full
             // block maximum, so its final place is never after its slot; slots that would end past the destination
@@ -123,7 +132,7 @@ namespace ArrowLz4Fast.Frames
             }
             finally
             {
-                job.ReleaseCaller();
+                job.ReturnToPool();
                 if (scratch != null)
                     ArrayPool<byte>.Shared.Return(scratch);
             }
@@ -280,7 +289,7 @@ namespace ArrowLz4Fast.Frames
                 block.Checksum = XXH32.DigestOf(stored > 0 ? new ReadOnlySpan<byte>(output, stored) : new ReadOnlySpan<byte>(source, length));
         }
 
-        protected override void ReturnToPool()
+        private void ReturnToPool()
         {
             _source = null;
             _destination = null;

@@ -6,30 +6,39 @@ namespace ArrowLz4Fast.Frames
 {
     /// <summary>
     /// The scheduling shared by parallel decode and encode: the blocks of one call are claimed one at a time from a
-    /// shared counter (<see cref="Interlocked.Increment(ref int)"/>) by the calling thread and by up to
-    /// <c>degree - 1</c> thread-pool work items. The caller never waits for a work item that has not started: once
-    /// every block is claimed it waits only for blocks other threads claimed and are running, so when the pool is
-    /// saturated and no work item starts, the caller simply does every block itself. A work item that starts after
-    /// the call is over finds nothing to claim and leaves; the object goes back to its pool only when the caller
-    /// and every queued work item are done with it (a reference count), so a late work item never meets the next call.
+    /// shared claim word (compare-and-swap) by the calling thread and by up to <c>degree - 1</c> thread-pool work
+    /// items. The caller never waits for a work item that has not started: once every block is claimed it waits only
+    /// for blocks other threads claimed and are running, so when the pool is saturated and no work item starts, the
+    /// caller simply does every block itself.
     /// </summary>
+    /// <remarks>
+    /// The claim word holds the call's generation, block count and next block, so a work item that starts late (after
+    /// its call is over, or during a later call on the same pooled object) either finds nothing to claim or claims a
+    /// block of the call that is running then, whose state was complete before the word was published. A helper counts
+    /// itself active before it reads the word, and the caller does not finish until no helper is active, so nothing
+    /// touches a call's memory after the call returns. Work items still queued are counted, and a call queues only as
+    /// many more as are missing, so a saturated pool is not flooded with items of calls long finished.
+    /// </remarks>
     [System.Diagnostics.CodeAnalysis.SuppressMessage("Design", "CA1001", Justification = "Jobs are pooled for the life of the process; the event never creates a kernel handle (its WaitHandle is never read).")]
     internal abstract class Lz4ParallelJob
 #if NETCOREAPP3_0_OR_GREATER
         : IThreadPoolWorkItem
 #endif
     {
+        /// <summary>The most blocks one call may have (the claim word keeps 16 bits each for the count and the next block).</summary>
+        internal const int MaximumBlocks = 0xFFFF;
+
 #if !NETCOREAPP3_0_OR_GREATER
         private static readonly WaitCallback s_execute = state => ((Lz4ParallelJob)state!).Execute();
 #endif
 
         private readonly ManualResetEventSlim _signal = new(false);
         private int[] _done = new int[16];
-        private int _next;
+        private long _claim;
         private int _count;
-        private int _stop;
         private int _active;
-        private int _references;
+        private int _queued;
+        private bool _stopped;
         private Exception? _failure;
 
         /// <summary>Blocks of the current call.</summary>
@@ -42,10 +51,7 @@ namespace ArrowLz4Fast.Frames
         /// <summary>Runs on the calling thread after each block it processed itself: pipelined work that must stay in order.</summary>
         protected abstract void AfterCallerBlock();
 
-        /// <summary>Returns this object to its type's pool once nobody uses it any more.</summary>
-        protected abstract void ReturnToPool();
-
-        /// <summary>Makes room for <paramref name="count"/> blocks.</summary>
+        /// <summary>Makes room for <paramref name="count"/> blocks (at most <see cref="MaximumBlocks"/>).</summary>
         /// <param name="count">Blocks of the call.</param>
         protected void Prepare(int count)
         {
@@ -54,19 +60,21 @@ namespace ArrowLz4Fast.Frames
             else
                 Array.Clear(_done, 0, count);
             _count = count;
-            _next = 0;
-            _stop = 0;
+            _stopped = false;
             _failure = null;
             _signal.Reset();
         }
 
-        /// <summary>Queues <paramref name="workers"/> helpers and claims blocks on the calling thread until none is left.</summary>
-        /// <param name="workers">Work items to queue (the degree of parallelism minus the caller).</param>
-        protected void StartAndClaim(int workers)
+        /// <summary>Publishes the call, queues the helpers still missing and claims blocks on the calling thread until none is left.</summary>
+        /// <param name="helpers">Work items wanted besides the caller (the degree of parallelism minus one).</param>
+        protected void StartAndClaim(int helpers)
         {
-            Volatile.Write(ref _references, 1 + workers);
-            for (int i = 0; i < workers; i++)
+            long generation = (Volatile.Read(ref _claim) >> 32) + 1;
+            // Everything the blocks need was written before this full fence; a helper reads it only after a claim.
+            Interlocked.Exchange(ref _claim, (generation << 32) | ((long)_count << 16));
+            for (int i = Volatile.Read(ref _queued); i < helpers; i++)
             {
+                Interlocked.Increment(ref _queued);
 #if NETCOREAPP3_0_OR_GREATER
                 ThreadPool.UnsafeQueueUserWorkItem(this, preferLocal: false);
 #else
@@ -94,7 +102,7 @@ namespace ArrowLz4Fast.Frames
             {
                 if (Volatile.Read(ref _failure) != null)
                     return false;
-                if (Volatile.Read(ref _stop) != 0 && Volatile.Read(ref _active) == 0)
+                if (_stopped && Volatile.Read(ref _active) == 0)
                     return Volatile.Read(ref _done[index]) != 0;
                 if (!spinner.NextSpinWillYield)
                 {
@@ -109,12 +117,15 @@ namespace ArrowLz4Fast.Frames
             return true;
         }
 
-        /// <summary>Claims no more blocks.</summary>
-        protected void Stop() => Volatile.Write(ref _stop, 1);
+        /// <summary>Claims no more blocks (the caller only).</summary>
+        protected void Stop()
+        {
+            _stopped = true;
+            ExhaustClaims();
+        }
 
         /// <summary>
-        /// Stops claims and waits until no helper is inside a block (they only touch the caller's memory while
-        /// inside one), then rethrows a helper's unexpected exception, if any.
+        /// Stops claims and waits until no helper is active (they only touch the caller's memory while active).
         /// </summary>
         protected void StopAndWaitForHelpers()
         {
@@ -142,9 +153,6 @@ namespace ArrowLz4Fast.Frames
                 ExceptionDispatchInfo.Capture(failure).Throw();
         }
 
-        /// <summary>The caller is done with this object; the last user returns it to the pool.</summary>
-        protected void ReleaseCaller() => Release();
-
 #if NETCOREAPP3_0_OR_GREATER
         /// <inheritdoc/>
         void IThreadPoolWorkItem.Execute() => Execute();
@@ -152,7 +160,9 @@ namespace ArrowLz4Fast.Frames
 
         private void Execute()
         {
-            // Counted as active before claiming, so a caller that saw every block claimed also sees this helper.
+            Interlocked.Decrement(ref _queued);
+            // Counted as active before reading the claim word, so a caller that saw every block claimed also sees
+            // this helper, and waits for it if it claimed one.
             Interlocked.Increment(ref _active);
             try
             {
@@ -161,24 +171,25 @@ namespace ArrowLz4Fast.Frames
             catch (Exception e)
             {
                 Interlocked.CompareExchange(ref _failure, e, null);
-                Stop();
+                ExhaustClaims();
             }
             finally
             {
                 Interlocked.Decrement(ref _active);
                 _signal.Set();
-                Release();
             }
         }
 
         private void ClaimLoop(bool caller)
         {
-            int count = _count;
-            while (Volatile.Read(ref _stop) == 0)
+            while (true)
             {
-                int index = Interlocked.Increment(ref _next) - 1;
-                if (index >= count)
+                long claim = Volatile.Read(ref _claim);
+                int index = (int)(claim & 0xFFFF);
+                if (index >= (int)((claim >> 16) & 0xFFFF))
                     return;
+                if (Interlocked.CompareExchange(ref _claim, claim + 1, claim) != claim)
+                    continue;
                 ProcessBlock(index);
                 Volatile.Write(ref _done[index], 1);
                 if (caller)
@@ -188,10 +199,16 @@ namespace ArrowLz4Fast.Frames
             }
         }
 
-        private void Release()
+        private void ExhaustClaims()
         {
-            if (Interlocked.Decrement(ref _references) == 0)
-                ReturnToPool();
+            while (true)
+            {
+                long claim = Volatile.Read(ref _claim);
+                long count = (claim >> 16) & 0xFFFF;
+                long exhausted = (claim & ~0xFFFFL) | count;
+                if (claim == exhausted || Interlocked.CompareExchange(ref _claim, exhausted, claim) == claim)
+                    return;
+            }
         }
     }
 
