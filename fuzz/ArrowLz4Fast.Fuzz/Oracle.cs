@@ -170,7 +170,7 @@ namespace ArrowLz4Fast.Fuzz
                 verdict.Add("parallel-differs-from-sequential", $"Decode into {length} bytes: other bytes than sequential");
         }
 
-        private static bool HasIndependentBlocks(byte[] input)
+        public static bool HasIndependentBlocks(byte[] input)
         {
             try
             {

@@ -26,6 +26,12 @@ catch (DllNotFoundException)
 List<byte[]> seeds;
 using (var loader = new Liblz4())
     seeds = Seeds.Load(root, loader, Console.WriteLine);
+if (options.Parallel)
+{
+    // Only seeds that parallel decode takes (an independent frame of two or more blocks), so that most mutants
+    // exercise it; mutant numbers therefore differ from a run without --parallel (replay with --parallel too).
+    seeds = seeds.Where(Oracle.HasIndependentBlocks).ToList();
+}
 Console.WriteLine($"fuzz: {seeds.Count} seed frames, {seeds.Sum(s => (long)s.Length) / 1024} KiB");
 var mutator = new Mutator(seeds);
 
