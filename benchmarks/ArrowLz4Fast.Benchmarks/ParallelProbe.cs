@@ -64,7 +64,59 @@ namespace ArrowLz4Fast.Benchmarks
                     + $"{Min(0) / Min(1):0.00}x min, {Median(0) / Median(1):0.00}x median | encode 1 core {Min(2),8:0} us (median {Median(2),8:0}), 2 cores {Min(3),8:0} us (median {Median(3),8:0}): "
                     + $"{Min(2) / Min(3):0.00}x min, {Median(2) / Median(3):0.00}x median");
             }
+            CompareVariants(table);
             return 0;
+        }
+
+        /// <summary>
+        /// The two internal choices, on content-checksummed frames: content hash pipelined behind the decoding vs after
+        /// it, and encode placement in scratch + copy vs worst-case slots + compaction; 2 cores, alternating.
+        /// </summary>
+        private static void CompareVariants(byte[][] table)
+        {
+            const int Length = 8 << 20;
+            var buffer = new byte[Length];
+            for (int at = 0, i = 0; at < Length; i++)
+            {
+                byte[] source = table[i % table.Length];
+                int n = Math.Min(source.Length, Length - at);
+                source.AsSpan(0, n).CopyTo(buffer.AsSpan(at));
+                at += n;
+            }
+            foreach (int blockSize in new[] { 64 << 10, 1 << 20, 4 << 20 })
+            {
+                var two = new Lz4FastCodec(new Lz4FastOptions { MaxDegreeOfParallelism = 2, MinimumParallelLength = 1, BlockSize = blockSize, ContentChecksum = true });
+                var frame = new byte[Length];
+                two.TryCompress(buffer, frame, out int frameLength);
+                var output = new byte[Length];
+                var times = new List<double>[4];
+                for (int k = 0; k < 4; k++)
+                    times[k] = new List<double>();
+                for (int round = -5; round < 60; round++)
+                {
+                    for (int k = 0; k < 4; k++)
+                    {
+                        Lz4ParallelDecoder.HashAfterDecoding = k == 1;
+                        Lz4ParallelEncoder.Placement = k == 3 ? Lz4ParallelEncoder.PlacementMode.Slots : Lz4ParallelEncoder.PlacementMode.Scratch;
+                        long start = Stopwatch.GetTimestamp();
+                        if (k < 2)
+                            two.Decompress(frame.AsMemory(0, frameLength), output);
+                        else
+                            two.TryCompress(buffer, output, out _);
+                        if (round >= 0)
+                            times[k].Add((Stopwatch.GetTimestamp() - start) * 1e6 / Stopwatch.Frequency);
+                    }
+                }
+                Lz4ParallelDecoder.HashAfterDecoding = false;
+                Lz4ParallelEncoder.Placement = Lz4ParallelEncoder.PlacementMode.Scratch;
+                foreach (List<double> t in times)
+                    t.Sort();
+                double Min(int k) => times[k][0];
+                double Median(int k) => times[k][times[k].Count / 2];
+                Console.WriteLine(
+                    $"content-checksummed 8 MiB, block {blockSize >> 10,4} KiB, 2 cores: decode hash behind {Min(0),6:0} us (median {Median(0),6:0}), hash after {Min(1),6:0} us (median {Median(1),6:0}) | "
+                    + $"encode scratch + copy {Min(2),6:0} us (median {Median(2),6:0}), slots + compaction {Min(3),6:0} us (median {Median(3),6:0})");
+            }
         }
     }
 }
