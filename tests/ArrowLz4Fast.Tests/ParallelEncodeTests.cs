@@ -109,6 +109,7 @@ namespace ArrowLz4Fast.Tests
                 foreach (Lz4ParallelEncoder.PlacementMode placement in new[] { Lz4ParallelEncoder.PlacementMode.Scratch, Lz4ParallelEncoder.PlacementMode.Slots })
                 foreach (int degree in new[] { 2, 8 })
                 {
+                    Lz4ParallelEncoder.PlacementMode shipped = Lz4ParallelEncoder.Placement;
                     Lz4ParallelEncoder.Placement = placement;
                     try
                     {
@@ -123,7 +124,7 @@ namespace ArrowLz4Fast.Tests
                     }
                     finally
                     {
-                        Lz4ParallelEncoder.Placement = Lz4ParallelEncoder.PlacementMode.Scratch;
+                        Lz4ParallelEncoder.Placement = shipped;
                     }
                 }
             }

@@ -10,8 +10,10 @@ namespace ArrowLz4Fast.Frames
     /// Compresses the blocks of one frame in parallel, byte-identical to <see cref="Lz4FrameEncoder"/>'s sequential
     /// loop. Compressed sizes are not known in advance, so every block is compressed with the output limit the
     /// sequential loop gives it whenever the destination has room (its own length minus one, which makes K4os give up
-    /// on a block that does not shrink) into a slot of its own, and the calling thread places finished blocks in order,
-    /// behind the compression. A block whose sequential limit would be smaller (the destination is nearly full) and
+    /// on a block that does not shrink) into a slot of its own (in the destination, at the offset the block would have
+    /// if every block before it were stored raw, or in pooled scratch for the last blocks whose slot would end past
+    /// the destination), and the calling thread moves finished blocks down into place, in order, behind the
+    /// compression. A block whose sequential limit would be smaller (the destination is nearly full) and
     /// every block after it are encoded by the sequential loop itself, so the output never depends on the schedule.
     /// </summary>
     internal sealed unsafe class Lz4ParallelEncoder : Lz4ParallelJob
@@ -26,8 +28,12 @@ namespace ArrowLz4Fast.Frames
             Slots,
         }
 
-        /// <summary>The placement used; a static switch for the benchmark that compares them.</summary>
-        internal static PlacementMode Placement = PlacementMode.Scratch;
+        /// <summary>
+        /// The placement used; a static switch for the benchmark that compares them. Slots: 0-3 % faster than scratch
+        /// in alternating runs on content-checksummed 8 MiB buffers at 64 KiB, 1 MiB and 4 MiB blocks, and it needs
+        /// scratch only for the last blocks' slots instead of a whole source length.
+        /// </summary>
+        internal static PlacementMode Placement = PlacementMode.Slots;
 
         private const int Continue = 0;
         private const int Sequential = 1;
