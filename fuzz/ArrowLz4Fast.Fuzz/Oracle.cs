@@ -17,7 +17,20 @@ namespace ArrowLz4Fast.Fuzz
         private const int Guard = 64;
         private const byte GuardByte = 0xC3;
 
-        private readonly Lz4FastCodec _codec = new();
+        /// <summary>
+        /// <c>--parallel</c>: the project decodes with parallel block decode forced on (4 threads, no minimum length),
+        /// and every frame-decoder result is also compared with the sequential decoder's, exception message included.
+        /// </summary>
+        public static bool ForceParallel;
+
+        /// <summary>Mutants with an independent frame of two or more blocks, which a forced parallel run decodes in parallel.</summary>
+        public static long ParallelEligible;
+
+        private static readonly Lz4FrameDecoderOptions ParallelOptions = new(false, new Lz4Parallelism(4, 1));
+
+        private readonly Lz4FastCodec _codec = ForceParallel
+            ? new(new Lz4FastOptions { MaxDegreeOfParallelism = 4, MinimumParallelLength = 1 })
+            : new();
         private readonly Liblz4 _liblz4 = new();
         private readonly Stopwatch _clock = new();
 
@@ -41,6 +54,8 @@ namespace ArrowLz4Fast.Fuzz
             if (reference.OverCap)
                 return verdict;
 
+            if (ForceParallel && HasIndependentBlocks(input))
+                Interlocked.Increment(ref ParallelEligible);
             foreach (int length in DestinationLengths(input, reference, rng))
             {
                 CheckFrameDecoder(input, reference, length, rng, verdict);
@@ -72,9 +87,12 @@ namespace ArrowLz4Fast.Fuzz
             var destination = array.AsSpan(Guard, length);
             Lz4FrameDecodeStatus status = default;
             int consumed = 0, written = 0;
-            Exception? error = Run(() => status = Lz4FrameDecoder.Decode(input, array.AsSpan(Guard, length), out consumed, out written));
+            Lz4FrameDecoderOptions options = ForceParallel ? ParallelOptions : default;
+            Exception? error = Run(() => status = Lz4FrameDecoder.Decode(input, array.AsSpan(Guard, length), out consumed, out written, options));
             if (!GuardsIntact(array, length))
                 verdict.Add("write-outside-destination", $"Lz4FrameDecoder.Decode into {length} bytes");
+            if (ForceParallel)
+                CompareWithSequential(input, length, rng, status, consumed, written, array, error, verdict);
             if (error is not null)
             {
                 CheckException(error, verdict, $"Lz4FrameDecoder.Decode into {length} bytes");
@@ -131,6 +149,46 @@ namespace ArrowLz4Fast.Fuzz
                 verdict.Add("codec-accepts-wrong-length", $"codec into {length} bytes returned {returned}; liblz4 decodes {reference.Output!.Length}");
             else if (returned != length || !array.AsSpan(Guard, length).SequenceEqual(reference.Output))
                 verdict.Add("different-bytes", $"codec into {length} bytes returned {returned} with other bytes than liblz4");
+        }
+
+        /// <summary>The parallel result must be the sequential one: status, counts, bytes, or the same exception and message.</summary>
+        private void CompareWithSequential(byte[] input, int length, Random rng, Lz4FrameDecodeStatus status, int consumed, int written, byte[] array, Exception? error, Verdict verdict)
+        {
+            byte[] sequential = Destination(length, rng);
+            Lz4FrameDecodeStatus expectedStatus = default;
+            int expectedConsumed = 0, expectedWritten = 0;
+            Exception? expectedError = Run(() => expectedStatus = Lz4FrameDecoder.Decode(input, sequential.AsSpan(Guard, length), out expectedConsumed, out expectedWritten));
+            string actual = error is null
+                ? $"{status} consumed {consumed} written {written}"
+                : $"{error.GetType().Name}: {error.Message}";
+            string expected = expectedError is null
+                ? $"{expectedStatus} consumed {expectedConsumed} written {expectedWritten}"
+                : $"{expectedError.GetType().Name}: {expectedError.Message}";
+            if (actual != expected)
+                verdict.Add("parallel-differs-from-sequential", $"Decode into {length} bytes: parallel {actual}; sequential {expected}");
+            else if (error is null && !array.AsSpan(Guard, written).SequenceEqual(sequential.AsSpan(Guard, written)))
+                verdict.Add("parallel-differs-from-sequential", $"Decode into {length} bytes: other bytes than sequential");
+        }
+
+        public static bool HasIndependentBlocks(byte[] input)
+        {
+            try
+            {
+                var reader = new Lz4FrameReader(input, verifyChecksums: false);
+                int blocks = 0;
+                while (reader.Read())
+                {
+                    if (reader.TokenType == Lz4FrameTokenType.FrameHeader)
+                        blocks = 0;
+                    else if (reader.TokenType == Lz4FrameTokenType.Block && !reader.Frame.IsLinked && ++blocks >= 2)
+                        return true;
+                }
+            }
+            catch (InvalidDataException)
+            {
+                // A prefix may still have had the blocks: counted only when the whole input reads, which is enough for a rate.
+            }
+            return false;
         }
 
         private static void CheckException(Exception error, Verdict verdict, string call)

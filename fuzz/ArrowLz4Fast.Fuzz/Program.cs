@@ -10,11 +10,12 @@ using ArrowLz4Fast.Fuzz;
 
 // Differential fuzzer: mutants of real LZ4 frames, decoded by native liblz4 and by ArrowLz4Fast. See fuzz/README.md.
 var options = FuzzOptions.Parse(args);
+Oracle.ForceParallel = options.Parallel;
 string root = FuzzOptions.RepositoryRoot();
 
 try
 {
-    Console.WriteLine($"fuzz: liblz4 {Liblz4.LibraryVersion()} (liblz4.so.1), seed {options.Seed}, mutants {options.Start}..{options.Start + options.Count - 1}, {options.Threads} thread(s)");
+    Console.WriteLine($"fuzz: liblz4 {Liblz4.LibraryVersion()} (liblz4.so.1), seed {options.Seed}, mutants {options.Start}..{options.Start + options.Count - 1}, {options.Threads} thread(s){(options.Parallel ? ", parallel decode forced on" : "")}");
 }
 catch (DllNotFoundException)
 {
@@ -25,6 +26,12 @@ catch (DllNotFoundException)
 List<byte[]> seeds;
 using (var loader = new Liblz4())
     seeds = Seeds.Load(root, loader, Console.WriteLine);
+if (options.Parallel)
+{
+    // Only seeds that parallel decode takes (an independent frame of two or more blocks), so that most mutants
+    // exercise it; mutant numbers therefore differ from a run without --parallel (replay with --parallel too).
+    seeds = seeds.Where(Oracle.HasIndependentBlocks).ToList();
+}
 Console.WriteLine($"fuzz: {seeds.Count} seed frames, {seeds.Sum(s => (long)s.Length) / 1024} KiB");
 var mutator = new Mutator(seeds);
 
@@ -85,6 +92,8 @@ clock.Stop();
 
 double slowest = oracles.Max(o => o.SlowestCallTicks) * 1000.0 / Stopwatch.Frequency;
 Console.WriteLine($"fuzz: {done:N0} mutants in {clock.Elapsed.TotalSeconds:N1} s ({done / clock.Elapsed.TotalSeconds:N0}/s); liblz4 accepted {accepts:N0}, rejected {rejects:N0}, {overCap:N0} past the output cap; slowest call {slowest:N1} ms");
+if (options.Parallel)
+    Console.WriteLine($"fuzz: {Oracle.ParallelEligible:N0} mutants had an independent frame of two or more blocks (decoded in parallel)");
 foreach ((string name, long n) in documented.OrderBy(p => p.Key))
     Console.WriteLine($"fuzz: documented disagreement '{name}' hit by {n:N0} mutants (README, Errors)");
 

@@ -14,12 +14,20 @@ namespace ArrowLz4Fast.Frames
         /// <c>skipChecksums</c>, for callers that already trust their source, e.g. data checked by a transport.
         /// Structure and sizes are validated either way, and nothing is ever written outside the destination.
         /// </param>
-        public Lz4FrameDecoderOptions(bool verifyChecksums = true)
+        /// <param name="parallelism">
+        /// Threads for frames with independent blocks; <see langword="default"/> (<see cref="Lz4Parallelism.Sequential"/>)
+        /// decodes on the calling thread only.
+        /// </param>
+        public Lz4FrameDecoderOptions(bool verifyChecksums = true, Lz4Parallelism parallelism = default)
         {
             _skipChecksums = !verifyChecksums;
+            Parallelism = parallelism;
         }
 
         /// <summary>Block and content checksums are verified (the same name and sense as <c>Lz4FastOptions.VerifyChecksums</c>).</summary>
         public bool VerifyChecksums => !_skipChecksums;
+
+        /// <summary>Parallel decode of frames with independent blocks; sequential by default.</summary>
+        public Lz4Parallelism Parallelism { get; }
     }
 }

@@ -66,6 +66,8 @@ namespace ArrowLz4Fast.Frames
             XXH32.State contentHash = default;
             if (options.ContentChecksum)
                 XXH32.Reset(ref contentHash);
+            if (options.Parallelism.IsParallel && source.Length >= options.Parallelism.MinimumLength && source.Length > blockSize)
+                return Lz4ParallelEncoder.TryEncodeBlocks(source, destination, headerLength, out bytesWritten, options);
             for (int offset = 0; offset < source.Length; offset += blockSize)
             {
                 ReadOnlySpan<byte> block = source.Slice(offset, Math.Min(blockSize, source.Length - offset));
@@ -103,6 +105,13 @@ namespace ArrowLz4Fast.Frames
                 }
             }
 
+            return TryWriteEnd(destination, position, options, ref contentHash, out bytesWritten);
+        }
+
+        /// <summary>Writes the end mark and content checksum at <paramref name="position"/>.</summary>
+        internal static bool TryWriteEnd(Span<byte> destination, int position, Lz4FrameEncoderOptions options, ref XXH32.State contentHash, out int bytesWritten)
+        {
+            bytesWritten = 0;
             int footerLength = Lz4FrameConstants.EndMarkLength + (options.ContentChecksum ? Lz4FrameConstants.ChecksumLength : 0);
             if (destination.Length - position < footerLength)
                 return false;

@@ -28,8 +28,12 @@ namespace ArrowLz4Fast.Frames
         /// Write the content size field (8 bytes in the header): readers can size their output before decoding, and
         /// decoders check it (liblz4 and this package's decoder reject a frame whose blocks decode to another length).
         /// </param>
+        /// <param name="parallelism">
+        /// Threads for sources of two or more blocks; <see langword="default"/> (<see cref="Lz4Parallelism.Sequential"/>)
+        /// compresses on the calling thread only. The output is the same bytes whatever it is.
+        /// </param>
         /// <exception cref="ArgumentOutOfRangeException">A block size or level outside the ranges above.</exception>
-        public Lz4FrameEncoderOptions(int blockSize = 1024 * 1024, int level = 0, bool contentChecksum = false, bool blockChecksum = false, bool contentSize = false)
+        public Lz4FrameEncoderOptions(int blockSize = 1024 * 1024, int level = 0, bool contentChecksum = false, bool blockChecksum = false, bool contentSize = false, Lz4Parallelism parallelism = default)
         {
             ContentSize = contentSize;
             _blockSizeId = BlockSizeIdOf(blockSize);
@@ -37,7 +41,11 @@ namespace ArrowLz4Fast.Frames
             Level = level;
             ContentChecksum = contentChecksum;
             BlockChecksum = blockChecksum;
+            Parallelism = parallelism;
         }
+
+        /// <summary>Parallel compression of the blocks; sequential by default. It never changes the output.</summary>
+        public Lz4Parallelism Parallelism { get; }
 
         /// <summary>The frame's block maximum in bytes.</summary>
         public int BlockSize => Lz4FrameConstants.GetBlockMaximumSize(BlockSizeId);

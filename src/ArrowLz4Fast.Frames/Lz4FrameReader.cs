@@ -96,6 +96,19 @@ namespace ArrowLz4Fast.Frames
             };
         }
 
+        /// <summary>
+        /// Puts the reader back just after block <paramref name="blocksRead"/> - 1 of the current frame, whose stored
+        /// bytes end at <paramref name="position"/>, as if it had read those blocks itself (the parallel decoder read them).
+        /// </summary>
+        internal void ResumeBeforeBlock(int position, int blocksRead)
+        {
+            _position = position;
+            _tokenStart = position;
+            _blockIndex = blocksRead - 1;
+            _data = default;
+            _tokenType = Lz4FrameTokenType.Block;
+        }
+
         private bool ReadFrameStart()
         {
             int available = _source.Length - _position;

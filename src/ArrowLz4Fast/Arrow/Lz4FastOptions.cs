@@ -7,7 +7,7 @@ namespace ArrowLz4Fast
     /// Settings for <see cref="Lz4FastCodecFactory"/> and <see cref="Lz4FastCodec"/>. A factory or codec copies them
     /// when it is created, so changing an instance afterwards does not affect codecs already made.
     /// </summary>
-    public sealed class Lz4FastOptions
+    public sealed partial class Lz4FastOptions
     {
         private int _blockSize = default(Lz4FrameEncoderOptions).BlockSize;
         private int _compressionLevel;
@@ -67,10 +67,10 @@ namespace ArrowLz4Fast
         /// </summary>
         public bool ContentSize { get; set; }
 
-        internal Lz4FrameDecoderOptions DecoderOptions => new(verifyChecksums: VerifyChecksums);
+        internal Lz4FrameDecoderOptions DecoderOptions => new(VerifyChecksums, Parallelism);
 
         internal Lz4FrameEncoderOptions EncoderOptions(int? level) =>
-            new(BlockSize, level ?? CompressionLevel, ContentChecksum, BlockChecksum, ContentSize);
+            new(BlockSize, level ?? CompressionLevel, ContentChecksum, BlockChecksum, ContentSize, Parallelism);
 
         internal Lz4FastOptions Clone() => (Lz4FastOptions)MemberwiseClone();
     }

@@ -1,0 +1,244 @@
+using System;
+using System.Runtime.ExceptionServices;
+using System.Threading;
+
+namespace ArrowLz4Fast.Frames
+{
+    /// <summary>
+    /// The scheduling shared by parallel decode and encode: the blocks of one call are claimed one at a time from a
+    /// shared claim word (compare-and-swap) by the calling thread and by up to <c>degree - 1</c> thread-pool work
+    /// items. The caller never waits for a work item that has not started: once every block is claimed it waits only
+    /// for blocks other threads claimed and are running, so when the pool is saturated and no work item starts, the
+    /// caller simply does every block itself.
+    /// </summary>
+    /// <remarks>
+    /// The claim word holds the call's generation, block count and next block, so a work item that starts late (after
+    /// its call is over, or during a later call on the same pooled object) either finds nothing to claim or claims a
+    /// block of the call that is running then, whose state was complete before the word was published. A helper counts
+    /// itself active before it reads the word, and the caller does not finish until no helper is active, so nothing
+    /// touches a call's memory after the call returns. Work items still queued are counted, and a call queues only as
+    /// many more as are missing, so a saturated pool is not flooded with items of calls long finished.
+    /// </remarks>
+    [System.Diagnostics.CodeAnalysis.SuppressMessage("Design", "CA1001", Justification = "Jobs are pooled for the life of the process; the event never creates a kernel handle (its WaitHandle is never read).")]
+    internal abstract class Lz4ParallelJob
+#if NETCOREAPP3_0_OR_GREATER
+        : IThreadPoolWorkItem
+#endif
+    {
+        /// <summary>The most blocks one call may have (the claim word keeps 16 bits each for the count and the next block).</summary>
+        internal const int MaximumBlocks = 0xFFFF;
+
+#if !NETCOREAPP3_0_OR_GREATER
+        private static readonly WaitCallback s_execute = state => ((Lz4ParallelJob)state!).Execute();
+#endif
+
+        private readonly ManualResetEventSlim _signal = new(false);
+        private int[] _done = new int[16];
+        private long _claim;
+        private int _count;
+        private int _active;
+        private int _queued;
+        private bool _stopped;
+        private Exception? _failure;
+
+        /// <summary>Blocks of the current call.</summary>
+        protected int Count => _count;
+
+        /// <summary>Processes block <paramref name="index"/>; runs on the caller or on a pool thread, never twice for one block.</summary>
+        /// <param name="index">The block.</param>
+        protected abstract void ProcessBlock(int index);
+
+        /// <summary>Runs on the calling thread after each block it processed itself: pipelined work that must stay in order.</summary>
+        protected abstract void AfterCallerBlock();
+
+        /// <summary>Makes room for <paramref name="count"/> blocks (at most <see cref="MaximumBlocks"/>).</summary>
+        /// <param name="count">Blocks of the call.</param>
+        protected void Prepare(int count)
+        {
+            if (_done.Length < count)
+                _done = new int[Math.Max(count, _done.Length * 2)];
+            else
+                Array.Clear(_done, 0, count);
+            _count = count;
+            _stopped = false;
+            _failure = null;
+            _signal.Reset();
+        }
+
+        /// <summary>Publishes the call, queues the helpers still missing and claims blocks on the calling thread until none is left.</summary>
+        /// <param name="helpers">Work items wanted besides the caller (the degree of parallelism minus one).</param>
+        protected void StartAndClaim(int helpers)
+        {
+            long generation = (Volatile.Read(ref _claim) >> 32) + 1;
+            // Everything the blocks need was written before this full fence; a helper reads it only after a claim.
+            Interlocked.Exchange(ref _claim, (generation << 32) | ((long)_count << 16));
+            for (int i = Volatile.Read(ref _queued); i < helpers; i++)
+            {
+                Interlocked.Increment(ref _queued);
+#if NETCOREAPP3_0_OR_GREATER
+                ThreadPool.UnsafeQueueUserWorkItem(this, preferLocal: false);
+#else
+                ThreadPool.UnsafeQueueUserWorkItem(s_execute, this);
+#endif
+            }
+            ClaimLoop(caller: true);
+        }
+
+        /// <summary>Whether block <paramref name="index"/> is done, without waiting.</summary>
+        /// <param name="index">The block.</param>
+        /// <returns>It has been processed.</returns>
+        protected bool IsDone(int index) => Volatile.Read(ref _done[index]) != 0;
+
+        /// <summary>
+        /// Waits until block <paramref name="index"/> is done. Only called once every block is claimed, so the block
+        /// is running on some thread (or was already processed); it is never a queued work item that has not started.
+        /// </summary>
+        /// <param name="index">The block.</param>
+        /// <returns><see langword="false"/> when it will not be done: a helper failed, or the job was stopped before it was claimed.</returns>
+        protected bool WaitDone(int index)
+        {
+            var spinner = new SpinWait();
+            while (Volatile.Read(ref _done[index]) == 0)
+            {
+                if (Volatile.Read(ref _failure) != null)
+                    return false;
+                if (_stopped && Volatile.Read(ref _active) == 0)
+                    return Volatile.Read(ref _done[index]) != 0;
+                if (!spinner.NextSpinWillYield)
+                {
+                    spinner.SpinOnce();
+                    continue;
+                }
+                _signal.Reset();
+                if (Volatile.Read(ref _done[index]) != 0 || Volatile.Read(ref _failure) != null)
+                    continue;
+                _signal.Wait();
+            }
+            return true;
+        }
+
+        /// <summary>Claims no more blocks (the caller only).</summary>
+        protected void Stop()
+        {
+            _stopped = true;
+            ExhaustClaims();
+        }
+
+        /// <summary>
+        /// Stops claims and waits until no helper is active (they only touch the caller's memory while active).
+        /// </summary>
+        protected void StopAndWaitForHelpers()
+        {
+            Stop();
+            var spinner = new SpinWait();
+            while (Volatile.Read(ref _active) != 0)
+            {
+                if (!spinner.NextSpinWillYield)
+                {
+                    spinner.SpinOnce();
+                    continue;
+                }
+                _signal.Reset();
+                if (Volatile.Read(ref _active) == 0)
+                    break;
+                _signal.Wait();
+            }
+        }
+
+        /// <summary>Rethrows the exception a helper hit, if any (a bug, not bad input: bad input is a block status).</summary>
+        protected void ThrowIfHelperFailed()
+        {
+            Exception? failure = Volatile.Read(ref _failure);
+            if (failure != null)
+                ExceptionDispatchInfo.Capture(failure).Throw();
+        }
+
+#if NETCOREAPP3_0_OR_GREATER
+        /// <inheritdoc/>
+        void IThreadPoolWorkItem.Execute() => Execute();
+#endif
+
+        private void Execute()
+        {
+            Interlocked.Decrement(ref _queued);
+            // Counted as active before reading the claim word, so a caller that saw every block claimed also sees
+            // this helper, and waits for it if it claimed one.
+            Interlocked.Increment(ref _active);
+            try
+            {
+                ClaimLoop(caller: false);
+            }
+            catch (Exception e)
+            {
+                Interlocked.CompareExchange(ref _failure, e, null);
+                ExhaustClaims();
+            }
+            finally
+            {
+                Interlocked.Decrement(ref _active);
+                _signal.Set();
+            }
+        }
+
+        private void ClaimLoop(bool caller)
+        {
+            while (true)
+            {
+                long claim = Volatile.Read(ref _claim);
+                int index = (int)(claim & 0xFFFF);
+                if (index >= (int)((claim >> 16) & 0xFFFF))
+                    return;
+                if (Interlocked.CompareExchange(ref _claim, claim + 1, claim) != claim)
+                    continue;
+                ProcessBlock(index);
+                Volatile.Write(ref _done[index], 1);
+                if (caller)
+                    AfterCallerBlock();
+                else
+                    _signal.Set();
+            }
+        }
+
+        private void ExhaustClaims()
+        {
+            while (true)
+            {
+                long claim = Volatile.Read(ref _claim);
+                long count = (claim >> 16) & 0xFFFF;
+                long exhausted = (claim & ~0xFFFFL) | count;
+                if (claim == exhausted || Interlocked.CompareExchange(ref _claim, exhausted, claim) == claim)
+                    return;
+            }
+        }
+    }
+
+    /// <summary>A small lock-free pool of job objects, so a parallel call allocates no state of its own.</summary>
+    /// <typeparam name="T">The job type.</typeparam>
+    internal static class Lz4JobPool<T>
+        where T : class, new()
+    {
+        private static readonly T?[] s_items = new T?[Math.Max(4, Environment.ProcessorCount * 2)];
+
+        public static T Rent()
+        {
+            T?[] items = s_items;
+            for (int i = 0; i < items.Length; i++)
+            {
+                T? item = Interlocked.Exchange(ref items[i], null);
+                if (item != null)
+                    return item;
+            }
+            return new T();
+        }
+
+        public static void Return(T item)
+        {
+            T?[] items = s_items;
+            for (int i = 0; i < items.Length; i++)
+            {
+                if (Interlocked.CompareExchange(ref items[i], item, null) == null)
+                    return;
+            }
+        }
+    }
+}

@@ -1,0 +1,47 @@
+using System;
+using ArrowLz4Fast.Frames;
+
+namespace ArrowLz4Fast
+{
+    /// <summary>Parallel decode and encode settings (see README, "Parallel decode and encode").</summary>
+    public sealed partial class Lz4FastOptions
+    {
+        private int _maxDegreeOfParallelism = -1;
+        private int _minimumParallelLength = Lz4Parallelism.DefaultMinimumLength;
+
+        /// <summary>
+        /// Most threads one <c>Decompress</c> or <c>TryCompress</c> call may use, the calling thread included: -1
+        /// (default) for <see cref="Environment.ProcessorCount"/>, as Arrow C++'s <c>use_threads</c> is on by default;
+        /// 1 for one thread, as before. Frames with two or more independent blocks decode in parallel (Arrow Java,
+        /// Arrow Go, this package's writer, the lz4 CLI with <c>-BI</c>); linked frames (pyarrow, Arrow .NET's
+        /// official codec) stay sequential. The output is the same bytes, and errors the same exception, either way.
+        /// </summary>
+        /// <exception cref="ArgumentOutOfRangeException">0 or below -1.</exception>
+        public int MaxDegreeOfParallelism
+        {
+            get => _maxDegreeOfParallelism;
+            set
+            {
+                _ = new Lz4Parallelism(value, _minimumParallelLength);
+                _maxDegreeOfParallelism = value;
+            }
+        }
+
+        /// <summary>
+        /// Buffers shorter than this (decoded length for reading, source length for writing) stay on one thread:
+        /// default 1 MiB, below which handing blocks to other threads does not pay (see README).
+        /// </summary>
+        /// <exception cref="ArgumentOutOfRangeException">Below 1.</exception>
+        public int MinimumParallelLength
+        {
+            get => _minimumParallelLength;
+            set
+            {
+                _ = new Lz4Parallelism(_maxDegreeOfParallelism, value);
+                _minimumParallelLength = value;
+            }
+        }
+
+        internal Lz4Parallelism Parallelism => new(_maxDegreeOfParallelism, _minimumParallelLength);
+    }
+}

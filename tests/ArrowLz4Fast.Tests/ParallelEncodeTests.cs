@@ -1,0 +1,133 @@
+using System;
+using System.Buffers.Binary;
+using System.Collections.Generic;
+using System.Linq;
+using ArrowLz4Fast.Frames;
+using ArrowLz4Fast.Tests.Support;
+using Xunit;
+
+namespace ArrowLz4Fast.Tests
+{
+    /// <summary>
+    /// Parallel encode must write exactly the sequential encoder's bytes, or return false exactly when it does, for
+    /// every payload shape, size, block size, level, checksum setting, destination length and placement mode.
+    /// The placement mode is a static switch, so these tests run alone.
+    /// </summary>
+    [Collection(SerialTests.Name)]
+    public class ParallelEncodeTests
+    {
+        public static IEnumerable<object[]> Cases()
+        {
+            foreach (int blockSize in new[] { 65536, 262144, 1048576, 4194304 })
+            foreach (string shape in new[] { "mixed", "zeros", "random", "int64", "mostly-random" })
+            foreach ((bool content, bool block) in new[] { (false, false), (true, true) })
+                yield return new object[] { blockSize, shape, content, block };
+        }
+
+        private static byte[] Payload(string shape, int length, int seed)
+        {
+            var data = new byte[length];
+            switch (shape)
+            {
+                case "mixed":
+                    return TestData.Mixed(length, seed);
+                case "zeros":
+                    return data;
+                case "random":
+                    new Random(seed).NextBytes(data);
+                    return data;
+                case "int64":
+                    for (int i = 0; i + 8 <= length; i += 8)
+                        BinaryPrimitives.WriteInt64LittleEndian(data.AsSpan(i), (i / 8 * 7919L) % 1000003);
+                    return data;
+                default:
+                    // Compresses a little: the frame barely fits, or barely not, in a destination the size of the source.
+                    new Random(seed).NextBytes(data);
+                    for (int i = 0; i < length; i += 61)
+                        data.AsSpan(i, Math.Min(3, length - i)).Clear();
+                    return data;
+            }
+        }
+
+        [Theory]
+        [MemberData(nameof(Cases))]
+        public void Parallel_encode_writes_the_sequential_bytes(int blockSize, string shape, bool contentChecksum, bool blockChecksum)
+        {
+            int[] lengths = blockSize <= 1 << 20 ? new[] { blockSize + 1, 2 * blockSize + 12345, 5 * blockSize - 3 } : new[] { blockSize + 1, 2 * blockSize + 12345 };
+            foreach (int length in lengths)
+            {
+                byte[] payload = Payload(shape, length, length ^ blockSize);
+                foreach (int level in blockSize == 65536 ? new[] { 0, 2 } : new[] { 0 })
+                    AssertSameAsSequential(payload, new Lz4FrameEncoderOptions(blockSize, level, contentChecksum, blockChecksum));
+            }
+        }
+
+        [Fact]
+        public void Parallel_encode_at_hc_levels_writes_the_sequential_bytes()
+        {
+            byte[] payload = TestData.Mixed(700_000, 9);
+            foreach (int level in new[] { 3, 9 })
+                AssertSameAsSequential(payload, new Lz4FrameEncoderOptions(65536, level, true, false));
+        }
+
+        [Fact]
+        public void The_codec_compresses_in_parallel_to_the_sequential_bytes_and_stores_raw_when_the_frame_would_not_be_smaller()
+        {
+            using var sequential = new Lz4FastCodec(new Lz4FastOptions { MaxDegreeOfParallelism = 1, BlockSize = 65536 });
+            using var parallel = new Lz4FastCodec(new Lz4FastOptions { MaxDegreeOfParallelism = 2, MinimumParallelLength = 1, BlockSize = 65536 });
+            foreach (string shape in new[] { "mixed", "random", "mostly-random", "int64" })
+            {
+                byte[] payload = Payload(shape, 3_000_001, 4);
+                var expected = new byte[payload.Length];
+                var actual = new byte[payload.Length];
+                bool expectedFits = sequential.TryCompress(payload, expected, out int expectedLength);
+                bool actualFits = parallel.TryCompress(payload, actual, out int actualLength);
+                Assert.Equal(expectedFits, actualFits);
+                Assert.Equal(expectedLength, actualLength);
+                Assert.True(expected.AsSpan(0, expectedLength).SequenceEqual(actual.AsSpan(0, actualLength)), shape);
+                if (shape == "random")
+                    Assert.False(actualFits);
+            }
+        }
+
+        /// <summary>
+        /// Encodes sequentially and in parallel (both placement modes, 2 and 8 threads) into destinations of many lengths:
+        /// the worst case, the source length (Arrow's writer), the exact frame length, and lengths that cut the frame in
+        /// its last blocks, its middle and its header.
+        /// </summary>
+        internal static void AssertSameAsSequential(byte[] payload, Lz4FrameEncoderOptions options)
+        {
+            var sequentialOptions = new Lz4FrameEncoderOptions(options.BlockSize, options.Level, options.ContentChecksum, options.BlockChecksum, options.ContentSize, Lz4Parallelism.Sequential);
+            int max = (int)Lz4FrameEncoder.GetMaxEncodedLength(payload.Length, options);
+            var full = new byte[max];
+            Assert.True(Lz4FrameEncoder.TryEncode(payload, full, out int frameLength, sequentialOptions));
+            var lengths = new SortedSet<int> { max, payload.Length, frameLength, frameLength - 1, frameLength + 1, frameLength - 5, frameLength - options.BlockSize / 2, frameLength / 2, 6, 11 };
+            foreach (int length in lengths.Where(l => l >= 0 && l <= max))
+            {
+                var expected = new GuardedBuffer(length);
+                bool expectedFits = Lz4FrameEncoder.TryEncode(payload, expected.Span, out int expectedWritten, sequentialOptions);
+                foreach (Lz4ParallelEncoder.PlacementMode placement in new[] { Lz4ParallelEncoder.PlacementMode.Scratch, Lz4ParallelEncoder.PlacementMode.Slots })
+                foreach (int degree in new[] { 2, 8 })
+                {
+                    Lz4ParallelEncoder.PlacementMode shipped = Lz4ParallelEncoder.Placement;
+                    Lz4ParallelEncoder.Placement = placement;
+                    try
+                    {
+                        var actual = new GuardedBuffer(length);
+                        var parallelOptions = new Lz4FrameEncoderOptions(options.BlockSize, options.Level, options.ContentChecksum, options.BlockChecksum, options.ContentSize, new Lz4Parallelism(degree, 1));
+                        bool actualFits = Lz4FrameEncoder.TryEncode(payload, actual.Span, out int actualWritten, parallelOptions);
+                        actual.AssertGuardsIntact();
+                        string context = $"{placement}, {degree} threads, destination {length} of frame {frameLength}";
+                        Assert.True(expectedFits == actualFits, context);
+                        Assert.True(expectedWritten == actualWritten, context);
+                        Assert.True(expected.Span.Slice(0, expectedWritten).SequenceEqual(actual.Span.Slice(0, actualWritten)), context);
+                    }
+                    finally
+                    {
+                        Lz4ParallelEncoder.Placement = shipped;
+                    }
+                }
+            }
+        }
+    }
+}

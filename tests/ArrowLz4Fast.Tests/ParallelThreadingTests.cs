@@ -1,0 +1,222 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using ArrowLz4Fast.Frames;
+using ArrowLz4Fast.Tests.Support;
+using Xunit;
+using Xunit.Abstractions;
+
+namespace ArrowLz4Fast.Tests
+{
+    /// <summary>
+    /// Parallel calls never depend on a pool thread being free: the caller claims blocks too and never waits for a
+    /// queued work item that has not started. And the managed allocation: none on the sequential path, a small
+    /// constant per parallel call. No timing is asserted; the deadlines below only turn a hang into a failure.
+    /// </summary>
+    [Collection(SerialTests.Name)]
+    public class ParallelThreadingTests
+    {
+        private static readonly TimeSpan HangDeadline = TimeSpan.FromMinutes(2);
+        private readonly ITestOutputHelper _output;
+
+        public ParallelThreadingTests(ITestOutputHelper output) => _output = output;
+
+        private sealed class Work
+        {
+            public Work(int blockSize, int seed)
+            {
+                Payload = TestData.Mixed(3_000_000 + seed * 1000, seed);
+                Options = new Lz4FrameEncoderOptions(blockSize, 0, true, false);
+                var frame = new byte[Lz4FrameEncoder.GetMaxEncodedLength(Payload.Length, Options)];
+                Assert.True(Lz4FrameEncoder.TryEncode(Payload, frame, out int length, Options));
+                Frame = frame.AsSpan(0, length).ToArray();
+            }
+
+            public byte[] Payload { get; }
+
+            public byte[] Frame { get; }
+
+            public Lz4FrameEncoderOptions Options { get; }
+
+            /// <summary>One parallel decode and one parallel encode, both checked against the sequential result.</summary>
+            public void RunOnce(int degree)
+            {
+                var parallelism = new Lz4Parallelism(degree, 1);
+                var output = new byte[Payload.Length];
+                Assert.True(Lz4FrameDecoder.TryDecode(Frame, output, out int written, new Lz4FrameDecoderOptions(verifyChecksums: true, parallelism)));
+                Assert.Equal(Payload.Length, written);
+                Assert.True(Payload.AsSpan().SequenceEqual(output));
+
+                var encoded = new byte[Payload.Length];
+                var options = new Lz4FrameEncoderOptions(Options.BlockSize, 0, true, false, parallelism: parallelism);
+                Assert.True(Lz4FrameEncoder.TryEncode(Payload, encoded, out int encodedLength, options));
+                Assert.True(Frame.AsSpan().SequenceEqual(encoded.AsSpan(0, encodedLength)));
+            }
+        }
+
+        [Fact]
+        public void Calls_complete_on_the_calling_thread_alone_when_no_pool_thread_is_free()
+        {
+            var works = new[] { new Work(65536, 1), new Work(1048576, 2) };
+            ThreadPool.GetMinThreads(out int minWorkers, out int minIo);
+            ThreadPool.GetMaxThreads(out int maxWorkers, out int maxIo);
+            int cap = Math.Max(Environment.ProcessorCount, minWorkers);
+            // Not disposed: blockers still queued when the test ends run later and must find it usable.
+            var release = new ManualResetEventSlim(false);
+            int started = 0;
+            int blockers = ThreadPool.ThreadCount + cap + 4;
+            Assert.True(ThreadPool.SetMaxThreads(cap, maxIo));
+            try
+            {
+                // Every pool thread there is (and any the pool may still add up to the cap) blocks until released.
+                for (int i = 0; i < blockers; i++)
+                {
+                    ThreadPool.UnsafeQueueUserWorkItem(_ =>
+                    {
+                        Interlocked.Increment(ref started);
+                        release.Wait();
+                    }, null);
+                }
+                SpinWait.SpinUntil(() => ThreadPool.PendingWorkItemCount > 0 && Volatile.Read(ref started) >= Math.Min(cap, ThreadPool.ThreadCount), 5000);
+                long pendingBefore = ThreadPool.PendingWorkItemCount;
+
+                Exception? failure = null;
+                int calls = 0;
+                var caller = new Thread(() =>
+                {
+                    try
+                    {
+                        for (int round = 0; round < 5; round++)
+                        {
+                            foreach (Work work in works)
+                            {
+                                work.RunOnce(degree: 4);
+                                calls++;
+                            }
+                        }
+                    }
+                    catch (Exception e)
+                    {
+                        failure = e;
+                    }
+                });
+                caller.Start();
+                Assert.True(caller.Join(HangDeadline), "a parallel call waited for a pool thread that was never free");
+                Assert.Null(failure);
+                Assert.Equal(10, calls);
+                Assert.False(release.IsSet);
+                _output.WriteLine($"{Volatile.Read(ref started)} blockers running, {pendingBefore} work items queued before the calls, {ThreadPool.PendingWorkItemCount} after");
+            }
+            finally
+            {
+                release.Set();
+                ThreadPool.SetMaxThreads(maxWorkers, maxIo);
+                ThreadPool.SetMinThreads(minWorkers, minIo);
+            }
+        }
+
+        [Fact]
+        public async Task Many_concurrent_parallel_calls_on_a_saturated_pool_all_complete_with_the_sequential_result()
+        {
+            var works = new[] { new Work(65536, 3), new Work(262144, 4), new Work(1048576, 5) };
+            int done = 0;
+            Task[] tasks = Enumerable.Range(0, 48).Select(i => Task.Run(() =>
+            {
+                for (int round = 0; round < 3; round++)
+                    works[(i + round) % works.Length].RunOnce(degree: i % 2 == 0 ? -1 : 8);
+                Interlocked.Increment(ref done);
+            })).ToArray();
+            await Task.WhenAll(tasks).WaitAsync(HangDeadline);
+            Assert.Equal(tasks.Length, done);
+        }
+
+        [Fact]
+        public async Task Concurrent_arrow_reads_of_a_table_with_independent_blocks_complete_and_read_what_the_official_codec_reads()
+        {
+            var batches = TestTables.Batches(2, 200_000, 11);
+            byte[] stream = IpcWriter.Write(batches, new Lz4FastCodecFactory(new Lz4FastOptions { BlockSize = 65536 }), fileFormat: false);
+            var expected = ArrowData.ReadAll(stream, fileFormat: false, new Apache.Arrow.Compression.CompressionCodecFactory());
+            var factory = new Lz4FastCodecFactory(new Lz4FastOptions { MinimumParallelLength = 1 });
+            Task[] readers = Enumerable.Range(0, 24).Select(_ => Task.Run(() =>
+            {
+                var actual = ArrowData.ReadAll(stream, fileFormat: false, factory);
+                ArrowData.AssertSame(expected, actual);
+                ArrowData.DisposeAll(actual);
+            })).ToArray();
+            await Task.WhenAll(readers).WaitAsync(HangDeadline);
+            ArrowData.DisposeAll(expected);
+            ArrowData.DisposeAll(batches);
+        }
+
+        [Fact]
+        public void The_sequential_path_allocates_nothing_on_frames_that_could_go_parallel()
+        {
+            var work = new Work(65536, 6);
+            using var codec = new Lz4FastCodec(new Lz4FastOptions { MaxDegreeOfParallelism = 1, BlockSize = 65536 });
+            var output = new byte[work.Payload.Length];
+            var encoded = new byte[work.Payload.Length];
+            for (int i = 0; i < 3; i++)
+            {
+                codec.Decompress(work.Frame, output);
+                codec.TryCompress(work.Payload, encoded, out _);
+            }
+
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            for (int i = 0; i < 10; i++)
+            {
+                codec.Decompress(work.Frame, output);
+                Assert.True(codec.TryCompress(work.Payload, encoded, out _));
+            }
+            Assert.Equal(0, GC.GetAllocatedBytesForCurrentThread() - before);
+        }
+
+        [Fact]
+        public void A_parallel_call_allocates_a_small_constant_and_nothing_per_block()
+        {
+            // 46 and 183 blocks of 64 KiB: the allocation must not grow with the block count.
+            var works = new[] { new Work(65536, 7), new Work(65536, 8) };
+            byte[] big = TestData.Mixed(12_000_000, 9);
+            var bigOptions = new Lz4FrameEncoderOptions(65536, 0, true, false);
+            var bigFrame = new byte[Lz4FrameEncoder.GetMaxEncodedLength(big.Length, bigOptions)];
+            Assert.True(Lz4FrameEncoder.TryEncode(big, bigFrame, out int bigLength, bigOptions));
+            using var codec = new Lz4FastCodec(new Lz4FastOptions { MaxDegreeOfParallelism = 2, MinimumParallelLength = 1, BlockSize = 65536 });
+
+            var results = new List<string>();
+            foreach ((byte[] payload, byte[] frame) in new[] { (works[0].Payload, works[0].Frame), (big, bigFrame.AsSpan(0, bigLength).ToArray()) })
+            {
+                var output = new byte[payload.Length];
+                var encoded = new byte[payload.Length];
+                for (int i = 0; i < 20; i++)
+                {
+                    codec.Decompress(frame, output);
+                    codec.TryCompress(payload, encoded, out _);
+                }
+                Thread.Sleep(100);
+
+                const int Calls = 100;
+                long thread = GC.GetAllocatedBytesForCurrentThread();
+                long total = GC.GetTotalAllocatedBytes(precise: true);
+                for (int i = 0; i < Calls; i++)
+                    codec.Decompress(frame, output);
+                long decodeThread = GC.GetAllocatedBytesForCurrentThread() - thread;
+                long decodeTotal = GC.GetTotalAllocatedBytes(precise: true) - total;
+
+                thread = GC.GetAllocatedBytesForCurrentThread();
+                total = GC.GetTotalAllocatedBytes(precise: true);
+                for (int i = 0; i < Calls; i++)
+                    codec.TryCompress(payload, encoded, out _);
+                long encodeThread = GC.GetAllocatedBytesForCurrentThread() - thread;
+                long encodeTotal = GC.GetTotalAllocatedBytes(precise: true) - total;
+
+                string line = $"{payload.Length} bytes, {(payload.Length + 65535) / 65536} blocks: decode {decodeThread / Calls} B on the caller, {decodeTotal / Calls} B in the process per call; encode {encodeThread / Calls} B / {encodeTotal / Calls} B";
+                results.Add(line);
+                _output.WriteLine(line);
+                Assert.True(decodeThread / Calls <= 256 && encodeThread / Calls <= 256, line);
+                // The process-wide figure includes whatever else the runtime allocates meanwhile; per block it must be nothing.
+                Assert.True(decodeTotal / Calls <= 1024 && encodeTotal / Calls <= 1024, line);
+            }
+        }
+    }
+}
