@@ -26,7 +26,7 @@ namespace ArrowLz4Fast.Fuzz
         /// <summary>Mutants with an independent frame of two or more blocks, which a forced parallel run decodes in parallel.</summary>
         public static long ParallelEligible;
 
-        private static readonly Lz4FrameDecoderOptions ParallelOptions = new(false, new Lz4Parallelism(4, 1));
+        private static readonly Lz4FrameDecoderOptions ParallelOptions = new(verifyChecksums: true, new Lz4Parallelism(4, 1));
 
         private readonly Lz4FastCodec _codec = ForceParallel
             ? new(new Lz4FastOptions { MaxDegreeOfParallelism = 4, MinimumParallelLength = 1 })
