@@ -59,18 +59,38 @@ namespace ArrowLz4Fast.Frames
                 BinaryPrimitives.WriteUInt64LittleEndian(destination.Slice(6), (ulong)source.Length);
             destination[4 + descriptorLength] = (byte)(XXH32.DigestOf(destination.Slice(4, descriptorLength)) >> 8);
 
-            var level = (LZ4Level)options.Level;
             int blockSize = options.BlockSize;
-            int checksumLength = options.BlockChecksum ? Lz4FrameConstants.ChecksumLength : 0;
             int position = headerLength;
             XXH32.State contentHash = default;
             if (options.ContentChecksum)
                 XXH32.Reset(ref contentHash);
             if (options.Parallelism.IsParallel && source.Length >= options.Parallelism.MinimumLength && source.Length > blockSize)
                 return Lz4ParallelEncoder.TryEncodeBlocks(source, destination, headerLength, out bytesWritten, options);
-            for (int offset = 0; offset < source.Length; offset += blockSize)
+            if (!EncodeBlocks(source, destination, 0, ref position, ref contentHash, options))
+                return false;
+
+            return TryWriteEnd(destination, position, options, ref contentHash, out bytesWritten);
+        }
+
+        /// <summary>
+        /// Compresses the blocks of <paramref name="source"/> from block <paramref name="first"/> on, one after the
+        /// other at <paramref name="position"/>: the sequential loop, also where the parallel encoder hands over.
+        /// </summary>
+        /// <returns><see langword="false"/> when the blocks do not fit.</returns>
+        internal static bool EncodeBlocks(
+            ReadOnlySpan<byte> source,
+            Span<byte> destination,
+            int first,
+            ref int position,
+            ref XXH32.State contentHash,
+            Lz4FrameEncoderOptions options)
+        {
+            var level = (LZ4Level)options.Level;
+            int blockSize = options.BlockSize;
+            int checksumLength = options.BlockChecksum ? Lz4FrameConstants.ChecksumLength : 0;
+            for (long offset = first * (long)blockSize; offset < source.Length; offset += blockSize)
             {
-                ReadOnlySpan<byte> block = source.Slice(offset, Math.Min(blockSize, source.Length - offset));
+                ReadOnlySpan<byte> block = source.Slice((int)offset, (int)Math.Min(blockSize, source.Length - offset));
                 // Hashing block by block reads each block while it is still in cache from compressing it.
                 if (options.ContentChecksum)
                     XXH32.Update(ref contentHash, block);
@@ -105,7 +125,7 @@ namespace ArrowLz4Fast.Frames
                 }
             }
 
-            return TryWriteEnd(destination, position, options, ref contentHash, out bytesWritten);
+            return true;
         }
 
         /// <summary>Writes the end mark and content checksum at <paramref name="position"/>.</summary>

@@ -78,7 +78,7 @@ namespace ArrowLz4Fast.Frames
                 XXH32.State hash = default;
                 if (options.ContentChecksum)
                     XXH32.Reset(ref hash);
-                return EncodeSequentially(source, destination, 0, ref end, ref hash, options)
+                return Lz4FrameEncoder.EncodeBlocks(source, destination, 0, ref end, ref hash, options)
                     && Lz4FrameEncoder.TryWriteEnd(destination, end, options, ref hash, out bytesWritten);
             }
 
@@ -130,7 +130,7 @@ namespace ArrowLz4Fast.Frames
                 int position = job._position;
                 XXH32.State contentHash = job._contentHash;
                 if (job._outcome == Sequential
-                    && !EncodeSequentially(source, destination, job._placed, ref position, ref contentHash, options))
+                    && !Lz4FrameEncoder.EncodeBlocks(source, destination, job._placed, ref position, ref contentHash, options))
                 {
                     return false;
                 }
@@ -149,55 +149,6 @@ namespace ArrowLz4Fast.Frames
 
         private static int BlockLength(int sourceLength, int index, int blockSize) =>
             (int)Math.Min(blockSize, sourceLength - index * (long)blockSize);
-
-        /// <summary>The sequential loop of <see cref="Lz4FrameEncoder.TryEncode"/>, from block <paramref name="first"/> on.</summary>
-        private static bool EncodeSequentially(
-            ReadOnlySpan<byte> source,
-            Span<byte> destination,
-            int first,
-            ref int position,
-            ref XXH32.State contentHash,
-            Lz4FrameEncoderOptions options)
-        {
-            var level = (LZ4Level)options.Level;
-            int blockSize = options.BlockSize;
-            int checksumLength = options.BlockChecksum ? Lz4FrameConstants.ChecksumLength : 0;
-            for (long offset = first * (long)blockSize; offset < source.Length; offset += blockSize)
-            {
-                ReadOnlySpan<byte> block = source.Slice((int)offset, (int)Math.Min(blockSize, source.Length - offset));
-                if (options.ContentChecksum)
-                    XXH32.Update(ref contentHash, block);
-                int room = destination.Length - position - Lz4FrameConstants.BlockHeaderLength - checksumLength;
-                if (room <= 0)
-                    return false;
-
-                Span<byte> data = destination.Slice(position + Lz4FrameConstants.BlockHeaderLength);
-                int limit = Math.Min(room, block.Length - 1);
-                int stored = limit > 0 ? LZ4Codec.Encode(block, data.Slice(0, limit), level) : -1;
-                uint sizeField;
-                if (stored > 0)
-                {
-                    sizeField = (uint)stored;
-                }
-                else
-                {
-                    if (block.Length > room)
-                        return false;
-                    block.CopyTo(data);
-                    stored = block.Length;
-                    sizeField = (uint)stored | Lz4FrameConstants.UncompressedBlockFlag;
-                }
-
-                BinaryPrimitives.WriteUInt32LittleEndian(destination.Slice(position), sizeField);
-                position += Lz4FrameConstants.BlockHeaderLength + stored;
-                if (checksumLength != 0)
-                {
-                    BinaryPrimitives.WriteUInt32LittleEndian(destination.Slice(position), XXH32.DigestOf(data.Slice(0, stored)));
-                    position += checksumLength;
-                }
-            }
-            return true;
-        }
 
         private void Setup(int count)
         {
