@@ -22,6 +22,12 @@ namespace ArrowLz4Fast.Memory
         private readonly SlabMemoryOwner?[] _owners = new SlabMemoryOwner?[Capacity];
         private int _count;
 
+        /// <summary>
+        /// Owners disposed, counted without an atomic instruction: two owners disposed at the same moment on two threads
+        /// may count once, so the count can fall short of the truth but never exceed it (each owner is disposed once).
+        /// </summary>
+        private int _disposed;
+
         [ThreadStatic]
         private static WeakReference<OwnerGroup>? t_current;
 
@@ -51,11 +57,34 @@ namespace ArrowLz4Fast.Memory
             return true;
         }
 
-        /// <summary>Forgets a disposed owner.</summary>
-        public void Remove(int slot) => Volatile.Write(ref _owners[slot], null);
+        /// <summary>
+        /// Forgets a disposed owner. When all of a full group's owners are disposed, the group has nothing left to do
+        /// and leaves the finalization queue: a finalizable object that survives to a collection is promoted and
+        /// finalized on the finalizer thread, which for a read of thousands of small buffers costs more than the
+        /// buffers' atomic operations. A count that falls short only leaves the (then empty) finalizer to run.
+        /// </summary>
+        public void Remove(int slot)
+        {
+            Volatile.Write(ref _owners[slot], null);
+            if (++_disposed == Capacity)
+#pragma warning disable CA1816 // not a Dispose: the group's work is done once its last owner is disposed
+                GC.SuppressFinalize(this);
+#pragma warning restore CA1816
+        }
+
+        /// <summary>For tests: marks a group whose finalizer runs are to be reported to <see cref="WatchedFinalized"/>.</summary>
+        internal bool Watched;
+
+        /// <summary>For tests: identifies a watched group.</summary>
+        internal int WatchedId;
+
+        /// <summary>For tests: called from the finalizer of a group marked <see cref="Watched"/>.</summary>
+        internal static Action<OwnerGroup>? WatchedFinalized;
 
         ~OwnerGroup()
         {
+            if (Watched)
+                WatchedFinalized?.Invoke(this);
             // Unreachable, so every owner still listed is unreachable too and none can be disposed meanwhile.
             foreach (SlabMemoryOwner? owner in _owners)
                 owner?.ReturnUndisposed();

@@ -77,6 +77,9 @@ namespace ArrowLz4Fast.Memory
             _slot = slot;
         }
 
+        /// <summary>The group tracking this owner, for tests.</summary>
+        internal OwnerGroup? Group => _group;
+
         /// <summary>From the group's finalizer: this owner is unreachable and was never disposed.</summary>
         internal void ReturnUndisposed() => Dispose(false);
 
