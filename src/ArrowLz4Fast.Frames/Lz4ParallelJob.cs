@@ -69,6 +69,14 @@ namespace ArrowLz4Fast.Frames
         /// <param name="helpers">Work items wanted besides the caller (the degree of parallelism minus one).</param>
         protected void StartAndClaim(int helpers)
         {
+            Start(helpers);
+            ClaimLoop(caller: true);
+        }
+
+        /// <summary>Publishes the call and queues the helpers still missing; the caller claims nothing.</summary>
+        /// <param name="helpers">Work items wanted (the degree of parallelism minus one).</param>
+        protected void Start(int helpers)
+        {
             long generation = (Volatile.Read(ref _claim) >> 32) + 1;
             // Everything the blocks need was written before this full fence; a helper reads it only after a claim.
             Interlocked.Exchange(ref _claim, (generation << 32) | ((long)_count << 16));
@@ -81,7 +89,6 @@ namespace ArrowLz4Fast.Frames
                 ThreadPool.UnsafeQueueUserWorkItem(s_execute, this);
 #endif
             }
-            ClaimLoop(caller: true);
         }
 
         /// <summary>Whether block <paramref name="index"/> is done, without waiting.</summary>
