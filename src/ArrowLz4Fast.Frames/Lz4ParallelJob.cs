@@ -80,14 +80,21 @@ namespace ArrowLz4Fast.Frames
             long generation = (Volatile.Read(ref _claim) >> 32) + 1;
             // Everything the blocks need was written before this full fence; a helper reads it only after a claim.
             Interlocked.Exchange(ref _claim, (generation << 32) | ((long)_count << 16));
-            for (int i = Volatile.Read(ref _queued); i < helpers; i++)
+            int missing = helpers - Volatile.Read(ref _queued);
+            if (missing > 0)
             {
-                Interlocked.Increment(ref _queued);
+                // Counted before posting: a helper may run (and uncount itself) before Post returns.
+                Interlocked.Add(ref _queued, missing);
+                // Idle long-lived helpers first (no thread-pool queue, and often still spinning from the last call);
+                // thread-pool items for the rest, e.g. when concurrent callers keep the helpers busy.
+                for (int i = Lz4ParallelHelpers.Post(this, missing); i < missing; i++)
+                {
 #if NETCOREAPP3_0_OR_GREATER
-                ThreadPool.UnsafeQueueUserWorkItem(this, preferLocal: false);
+                    ThreadPool.UnsafeQueueUserWorkItem(this, preferLocal: false);
 #else
-                ThreadPool.UnsafeQueueUserWorkItem(s_execute, this);
+                    ThreadPool.UnsafeQueueUserWorkItem(s_execute, this);
 #endif
+                }
             }
         }
 
@@ -165,15 +172,20 @@ namespace ArrowLz4Fast.Frames
         void IThreadPoolWorkItem.Execute() => Execute();
 #endif
 
-        private void Execute()
+        /// <summary>Runs as a work item on a <see cref="Lz4ParallelHelpers"/> thread.</summary>
+        /// <returns>Whether it processed at least one block (it started while the call still had blocks to claim).</returns>
+        internal bool RunAsHelper() => Execute() > 0;
+
+        private int Execute()
         {
+            int processed = 0;
             Interlocked.Decrement(ref _queued);
             // Counted as active before reading the claim word, so a caller that saw every block claimed also sees
             // this helper, and waits for it if it claimed one.
             Interlocked.Increment(ref _active);
             try
             {
-                ClaimLoop(caller: false);
+                processed = ClaimLoop(caller: false);
             }
             catch (Exception e)
             {
@@ -185,19 +197,22 @@ namespace ArrowLz4Fast.Frames
                 Interlocked.Decrement(ref _active);
                 _signal.Set();
             }
+            return processed;
         }
 
-        private void ClaimLoop(bool caller)
+        private int ClaimLoop(bool caller)
         {
+            int processed = 0;
             while (true)
             {
                 long claim = Volatile.Read(ref _claim);
                 int index = (int)(claim & 0xFFFF);
                 if (index >= (int)((claim >> 16) & 0xFFFF))
-                    return;
+                    return processed;
                 if (Interlocked.CompareExchange(ref _claim, claim + 1, claim) != claim)
                     continue;
                 ProcessBlock(index);
+                processed++;
                 Volatile.Write(ref _done[index], 1);
                 if (caller)
                     AfterCallerBlock();

@@ -1,0 +1,122 @@
+using System;
+using System.Diagnostics;
+using System.Threading;
+
+namespace ArrowLz4Fast.Frames
+{
+    /// <summary>
+    /// Long-lived helper threads for parallel calls: one per extra core (<see cref="Environment.ProcessorCount"/> - 1),
+    /// created on the first parallel call. A call posts its job to an idle helper instead of queuing a thread-pool work
+    /// item; a helper that helped a call spins for a few tens of µs afterwards before it parks, so the next call of a
+    /// caller working through buffers one after the other (an Arrow read or write) finds it running instead of paying
+    /// a wake-up. When no helper is idle (concurrent callers), the call queues thread-pool items as before.
+    /// </summary>
+    /// <remarks>
+    /// The guarantees of <see cref="Lz4ParallelJob"/> hold unchanged: a posted job is only a work item that may start
+    /// late, exactly like a queued one; the caller never waits for it to start. Helpers are not pool threads, so a
+    /// saturated pool does not stop them, and a call never depends on them. A helper spins only after a job in which it
+    /// processed at least one block (it got a core in time): a helper that arrives after its call is over (every core
+    /// busy) parks at once, so under load it takes no CPU from the callers.
+    /// </remarks>
+    internal static class Lz4ParallelHelpers
+    {
+        /// <summary>How long a helper spins for the next call after helping one (µs); 0 parks at once. A benchmark switch.</summary>
+        internal static int SpinMicroseconds = 50;
+
+        /// <summary>Post jobs to the helpers (true) or queue thread-pool items only (false, the earlier scheduling). A benchmark switch.</summary>
+        internal static bool Enabled = true;
+
+        private static Helper[]? s_helpers;
+
+        /// <summary>Posts <paramref name="job"/> to up to <paramref name="wanted"/> idle helpers; returns how many took it.</summary>
+        internal static int Post(Lz4ParallelJob job, int wanted)
+        {
+            if (wanted <= 0 || !Volatile.Read(ref Enabled))
+                return 0;
+            Helper[] helpers = Volatile.Read(ref s_helpers) ?? Create();
+            int posted = 0;
+            for (int i = 0; i < helpers.Length && posted < wanted; i++)
+            {
+                if (helpers[i].TryPost(job))
+                    posted++;
+            }
+            return posted;
+        }
+
+        private static Helper[] Create()
+        {
+            var helpers = new Helper[Math.Max(0, Math.Min(Environment.ProcessorCount, 64) - 1)];
+            for (int i = 0; i < helpers.Length; i++)
+                helpers[i] = new Helper();
+            Helper[]? existing = Interlocked.CompareExchange(ref s_helpers, helpers, null);
+            if (existing != null)
+                return existing;
+            for (int i = 0; i < helpers.Length; i++)
+                helpers[i].Start(i);
+            return helpers;
+        }
+
+        [System.Diagnostics.CodeAnalysis.SuppressMessage("Design", "CA1001", Justification = "Helpers live as long as the process.")]
+        private sealed class Helper
+        {
+            // Spinning is done here, with a time limit; the event only parks.
+            private readonly ManualResetEventSlim _wake = new(false, spinCount: 1);
+            private Lz4ParallelJob? _posted;
+            private int _parked;
+
+            public void Start(int index)
+            {
+                var thread = new Thread(Loop) { IsBackground = true, Name = "ArrowLz4Fast helper " + index };
+                thread.Start();
+            }
+
+            public bool TryPost(Lz4ParallelJob job)
+            {
+                // A job stays posted until the helper has run it: the slot is the helper's "busy" flag.
+                if (Volatile.Read(ref _posted) != null || Interlocked.CompareExchange(ref _posted, job, null) != null)
+                    return false;
+                // The exchange above is a full fence, and so is the helper's before it rechecks _posted: one of the
+                // two sees the other, so a parking helper is never left asleep with a job posted.
+                if (Volatile.Read(ref _parked) != 0)
+                    _wake.Set();
+                return true;
+            }
+
+            private void Loop()
+            {
+                bool spin = false;
+                while (true)
+                {
+                    Lz4ParallelJob? job = Volatile.Read(ref _posted);
+                    if (job == null && spin)
+                        job = SpinForJob();
+                    if (job == null)
+                    {
+                        _wake.Reset();
+                        Interlocked.Exchange(ref _parked, 1);
+                        job = Volatile.Read(ref _posted);
+                        if (job == null)
+                            _wake.Wait();
+                        Volatile.Write(ref _parked, 0);
+                        continue;
+                    }
+
+                    spin = job.RunAsHelper() && Volatile.Read(ref SpinMicroseconds) > 0;
+                    Volatile.Write(ref _posted, null);
+                }
+            }
+
+            private Lz4ParallelJob? SpinForJob()
+            {
+                long deadline = Stopwatch.GetTimestamp() + Volatile.Read(ref SpinMicroseconds) * Stopwatch.Frequency / 1_000_000;
+                while (true)
+                {
+                    Lz4ParallelJob? job = Volatile.Read(ref _posted);
+                    if (job != null || Stopwatch.GetTimestamp() > deadline)
+                        return job;
+                    Thread.SpinWait(20);
+                }
+            }
+        }
+    }
+}
