@@ -30,13 +30,29 @@ namespace ArrowLz4Fast.Benchmarks
             bool writerOnly = Array.IndexOf(args, "--writer") >= 0;
             bool buffersOnly = Array.IndexOf(args, "--buffers") >= 0;
             Lz4ParallelHelpers.SpinMicroseconds = spin;
-            Console.WriteLine($"// helpers spin {spin} us; {Environment.ProcessorCount} cores");
+            s_callerSpin = Option(args, "--caller-spin", Lz4ParallelJob.CallerSpinMicroseconds);
+            Console.WriteLine($"// 'pool': thread-pool items, caller parks at once (the earlier scheduling); 'helpers': helpers spin {spin} us, caller spins {s_callerSpin} us; {Environment.ProcessorCount} cores");
+            if (Array.IndexOf(args, "--load") >= 0)
+            {
+                Load(roundsOption > 0 ? roundsOption : 10, Option(args, "--callers", 2));
+                Mode(true);
+                return 0;
+            }
             if (!writerOnly)
                 Buffers(roundsOption);
             if (!buffersOnly)
                 Writer(roundsOption > 0 ? roundsOption : 15);
-            Lz4ParallelHelpers.Enabled = true;
+            Mode(true);
             return 0;
+        }
+
+        private static int s_callerSpin;
+
+        /// <summary>The new scheduling (helpers, caller spins before parking) or the earlier one (pool items, caller parks at once).</summary>
+        private static void Mode(bool helpers)
+        {
+            Lz4ParallelHelpers.Enabled = helpers;
+            Lz4ParallelJob.CallerSpinMicroseconds = helpers ? s_callerSpin : 0;
         }
 
         private static int Option(string[] args, string name, int fallback)
@@ -66,6 +82,9 @@ namespace ArrowLz4Fast.Benchmarks
                 int rounds = roundsOption > 0 ? roundsOption : Math.Max(15, (int)(100L * (1 << 20) / length));
                 const int Burst = 3;
                 // 0-2: decode 1 core, 2 cores pool, 2 cores helpers; 3-5: encode, the same.
+                var delays = new List<double>[6];
+                for (int k = 0; k < delays.Length; k++)
+                    delays[k] = new List<double>();
                 var times = new List<double>[6];
                 for (int k = 0; k < times.Length; k++)
                     times[k] = new List<double>();
@@ -73,7 +92,10 @@ namespace ArrowLz4Fast.Benchmarks
                 {
                     for (int k = 0; k < times.Length; k++)
                     {
-                        Lz4ParallelHelpers.Enabled = k % 3 == 2;
+                        Mode(k % 3 == 2);
+                        Lz4ParallelJob.MeasureHelperStart = k % 3 != 0;
+                        lock (Lz4ParallelJob.HelperStartTicks)
+                            Lz4ParallelJob.HelperStartTicks.Clear();
                         for (int call = 0; call < Burst; call++)
                         {
                             long start = Stopwatch.GetTimestamp();
@@ -88,11 +110,23 @@ namespace ArrowLz4Fast.Benchmarks
                             if (round >= 0)
                                 times[k].Add((Stopwatch.GetTimestamp() - start) * 1e6 / Stopwatch.Frequency);
                         }
+                        Lz4ParallelJob.MeasureHelperStart = false;
+                        if (round >= 0)
+                        {
+                            lock (Lz4ParallelJob.HelperStartTicks)
+                            {
+                                foreach (long ticks in Lz4ParallelJob.HelperStartTicks)
+                                    delays[k].Add(ticks * 1e6 / Stopwatch.Frequency);
+                            }
+                        }
                     }
                 }
-                Lz4ParallelHelpers.Enabled = true;
+                Mode(true);
                 foreach (List<double> t in times)
                     t.Sort();
+                foreach (List<double> t in delays)
+                    t.Sort();
+                string Delay(int k) => delays[k].Count == 0 ? "-" : $"{delays[k][delays[k].Count / 10]:0}/{delays[k][delays[k].Count / 2]:0}/{delays[k][delays[k].Count * 9 / 10]:0}";
                 double Min(int k) => times[k][0];
                 double Median(int k) => times[k][times[k].Count / 2];
                 string Row(int b) =>
@@ -101,7 +135,63 @@ namespace ArrowLz4Fast.Benchmarks
                 Console.WriteLine($"block {blockSize >> 10,4} KiB, buffer {length >> 10,5} KiB, us min (median), {rounds * Burst} calls each:");
                 Console.WriteLine($"  decode {Row(0)}");
                 Console.WriteLine($"  encode {Row(3)}");
+                Console.WriteLine($"  helper start after publish, us p10/p50/p90: decode pool {Delay(1)}, helpers {Delay(2)}; encode pool {Delay(4)}, helpers {Delay(5)}");
             }
+        }
+
+        /// <summary>
+        /// <c>--load</c>: <c>--callers</c> threads (default 2, every core of the project's VM) each decoding and encoding an
+        /// 8 MiB buffer in 1 MiB blocks back to back for a fixed number of calls, with the sequential codec, the parallel
+        /// codec with pool items and with helpers, alternating; wall time per round. With every core busy with callers,
+        /// the parallel codec must not be more than a few percent slower than the sequential one.
+        /// </summary>
+        private static void Load(int rounds, int callers)
+        {
+            const int Length = 8 << 20;
+            byte[][] table = BlockSizeBenchmarks.TableBuffers.Value;
+            var buffer = new byte[Length];
+            for (int at = 0, i = 0; at < Length; i++)
+            {
+                byte[] source = table[i % table.Length];
+                int n = Math.Min(source.Length, Length - at);
+                source.AsSpan(0, n).CopyTo(buffer.AsSpan(at));
+                at += n;
+            }
+            var one = new Lz4FastCodec(new Lz4FastOptions { MaxDegreeOfParallelism = 1 });
+            var two = new Lz4FastCodec(new Lz4FastOptions { MaxDegreeOfParallelism = 2 });
+            var frame = new byte[Length];
+            one.TryCompress(buffer, frame, out int frameLength);
+            var times = new List<double>[3];
+            for (int k = 0; k < times.Length; k++)
+                times[k] = new List<double>();
+            for (int round = -1; round < rounds; round++)
+            {
+                for (int k = 0; k < times.Length; k++)
+                {
+                    Mode(k == 2);
+                    Lz4FastCodec codec = k == 0 ? one : two;
+                    long start = Stopwatch.GetTimestamp();
+                    System.Threading.Tasks.Parallel.For(0, callers, new System.Threading.Tasks.ParallelOptions { MaxDegreeOfParallelism = callers }, _ =>
+                    {
+                        var output = new byte[Length];
+                        for (int call = 0; call < 6; call++)
+                        {
+                            codec.Decompress(frame.AsMemory(0, frameLength), output);
+                            codec.TryCompress(buffer, output, out _);
+                        }
+                    });
+                    if (round >= 0)
+                        times[k].Add((Stopwatch.GetTimestamp() - start) * 1e3 / Stopwatch.Frequency);
+                }
+            }
+            Mode(true);
+            foreach (List<double> t in times)
+                t.Sort();
+            double Min(int k) => times[k][0];
+            double Median(int k) => times[k][times[k].Count / 2];
+            Console.WriteLine($"{callers} concurrent callers, 6 x (decode + encode) 8 MiB in 1 MiB blocks each, ms min (median), {rounds} rounds: sequential {Min(0):0.0} ({Median(0):0.0}) "
+                + $"| parallel pool {Min(1):0.0} ({Median(1):0.0}) {Min(1) / Min(0):0.000}x ({Median(1) / Median(0):0.000}x) time "
+                + $"| parallel helpers {Min(2):0.0} ({Median(2):0.0}) {Min(2) / Min(0):0.000}x ({Median(2) / Median(0):0.000}x) time");
         }
 
         private static void Writer(int rounds)
@@ -120,7 +210,7 @@ namespace ArrowLz4Fast.Benchmarks
             {
                 for (int k = 0; k < times.Length; k++)
                 {
-                    Lz4ParallelHelpers.Enabled = k == 3;
+                    Mode(k == 3);
                     ICompressionCodecFactory factory = k == 0 ? official : k == 1 ? one : two;
                     output.SetLength(0);
                     long start = Stopwatch.GetTimestamp();
@@ -129,7 +219,7 @@ namespace ArrowLz4Fast.Benchmarks
                         times[k].Add((Stopwatch.GetTimestamp() - start) * 1e3 / Stopwatch.Frequency);
                 }
             }
-            Lz4ParallelHelpers.Enabled = true;
+            Mode(true);
             foreach (List<double> t in times)
                 t.Sort();
             double Min(int k) => times[k][0];

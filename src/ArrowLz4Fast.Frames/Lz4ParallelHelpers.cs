@@ -26,6 +26,12 @@ namespace ArrowLz4Fast.Frames
         /// <summary>Post jobs to the helpers (true) or queue thread-pool items only (false, the earlier scheduling). A benchmark switch.</summary>
         internal static bool Enabled = true;
 
+        /// <summary>
+        /// The longest a helper spins (µs) while the call it helped is still running (the caller finishing its own last
+        /// block, up to one block's time), before the <see cref="SpinMicroseconds"/> that follow. A benchmark switch.
+        /// </summary>
+        internal static int SpinWhileRunningMicroseconds = 2000;
+
         private static Helper[]? s_helpers;
 
         /// <summary>Posts <paramref name="job"/> to up to <paramref name="wanted"/> idle helpers; returns how many took it.</summary>
@@ -84,12 +90,13 @@ namespace ArrowLz4Fast.Frames
 
             private void Loop()
             {
-                bool spin = false;
+                Lz4ParallelJob? helped = null;
                 while (true)
                 {
                     Lz4ParallelJob? job = Volatile.Read(ref _posted);
-                    if (job == null && spin)
-                        job = SpinForJob();
+                    if (job == null && helped != null)
+                        job = SpinForJob(helped);
+                    helped = null;
                     if (job == null)
                     {
                         _wake.Reset();
@@ -101,20 +108,46 @@ namespace ArrowLz4Fast.Frames
                         continue;
                     }
 
-                    spin = job.RunAsHelper() && Volatile.Read(ref SpinMicroseconds) > 0;
-                    Volatile.Write(ref _posted, null);
+                    // RunAsHelper clears _posted (the helper is free) before the caller can return; a job posted
+                    // after that is picked up at the top of the loop.
+                    if (job.RunAsHelper(ref _posted))
+                        helped = job;
                 }
             }
 
-            private Lz4ParallelJob? SpinForJob()
+            /// <summary>
+            /// Spins while the call <paramref name="helped"/> is running (bounded: the caller finishing its own last
+            /// block), then <see cref="SpinMicroseconds"/> more, for the next post; yields now and then so that a
+            /// thread that is ready gets the core.
+            /// </summary>
+            private Lz4ParallelJob? SpinForJob(Lz4ParallelJob? helped)
             {
-                long deadline = Stopwatch.GetTimestamp() + Volatile.Read(ref SpinMicroseconds) * Stopwatch.Frequency / 1_000_000;
-                while (true)
+                int tail = Volatile.Read(ref SpinMicroseconds);
+                if (tail <= 0)
+                    return null;
+                long ticksPerMicrosecond = Math.Max(1, Stopwatch.Frequency / 1_000_000);
+                long now = Stopwatch.GetTimestamp();
+                long runningDeadline = now + Volatile.Read(ref SpinWhileRunningMicroseconds) * ticksPerMicrosecond;
+                long deadline = now + tail * ticksPerMicrosecond;
+                for (int i = 1; ; i++)
                 {
                     Lz4ParallelJob? job = Volatile.Read(ref _posted);
-                    if (job != null || Stopwatch.GetTimestamp() > deadline)
+                    if (job != null)
                         return job;
-                    Thread.SpinWait(20);
+                    if ((i & 7) != 0)
+                    {
+                        Thread.SpinWait(20);
+                        continue;
+                    }
+                    now = Stopwatch.GetTimestamp();
+                    if (helped != null && (!helped.IsRunning || now > runningDeadline))
+                    {
+                        helped = null;
+                        deadline = now + tail * ticksPerMicrosecond;
+                    }
+                    if (helped == null && now > deadline)
+                        return null;
+                    Thread.Yield();
                 }
             }
         }

@@ -29,7 +29,11 @@ namespace ArrowLz4Fast.Frames
         internal const int MaximumBlocks = 0xFFFF;
 
 #if !NETCOREAPP3_0_OR_GREATER
-        private static readonly WaitCallback s_execute = state => ((Lz4ParallelJob)state!).Execute();
+        private static readonly WaitCallback s_execute = state =>
+        {
+            Lz4ParallelJob? none = null;
+            ((Lz4ParallelJob)state!).Execute(ref none);
+        };
 #endif
 
         private readonly ManualResetEventSlim _signal = new(false);
@@ -40,6 +44,21 @@ namespace ArrowLz4Fast.Frames
         private int _queued;
         private bool _stopped;
         private Exception? _failure;
+
+        /// <summary>For the probe: record how long after a call was published each helper started (<see cref="HelperStartTicks"/>).</summary>
+        internal static bool MeasureHelperStart;
+
+        /// <summary>For the probe: the helper start delays recorded while <see cref="MeasureHelperStart"/> is set (Stopwatch ticks).</summary>
+        internal static readonly System.Collections.Generic.List<long> HelperStartTicks = new();
+
+        private long _publishedAt;
+        private int _running;
+
+        private static void HelperStarted(long ticks)
+        {
+            lock (HelperStartTicks)
+                HelperStartTicks.Add(ticks);
+        }
 
         /// <summary>Blocks of the current call.</summary>
         protected int Count => _count;
@@ -77,9 +96,12 @@ namespace ArrowLz4Fast.Frames
         /// <param name="helpers">Work items wanted (the degree of parallelism minus one).</param>
         protected void Start(int helpers)
         {
+            Volatile.Write(ref _running, 1);
             long generation = (Volatile.Read(ref _claim) >> 32) + 1;
             // Everything the blocks need was written before this full fence; a helper reads it only after a claim.
             Interlocked.Exchange(ref _claim, (generation << 32) | ((long)_count << 16));
+            if (MeasureHelperStart)
+                _publishedAt = System.Diagnostics.Stopwatch.GetTimestamp();
             int missing = helpers - Volatile.Read(ref _queued);
             if (missing > 0)
             {
@@ -111,6 +133,8 @@ namespace ArrowLz4Fast.Frames
         /// <returns><see langword="false"/> when it will not be done: a helper failed, or the job was stopped before it was claimed.</returns>
         protected bool WaitDone(int index)
         {
+            if (Volatile.Read(ref _done[index]) == 0)
+                SpinBriefly(ref _done[index], index);
             var spinner = new SpinWait();
             while (Volatile.Read(ref _done[index]) == 0)
             {
@@ -131,6 +155,43 @@ namespace ArrowLz4Fast.Frames
             return true;
         }
 
+        /// <summary>
+        /// How long the caller spins (µs) for a block another thread is running, or for a helper to finish, before it
+        /// parks. Waking a parked thread takes about 100 µs on the project's VM, more than most of these waits, and the
+        /// caller only ever waits for work that is running; yields between the spins leave the core to any other
+        /// thread that is ready. A benchmark switch.
+        /// </summary>
+        internal static int CallerSpinMicroseconds = 200;
+
+        /// <summary>Spins until <paramref name="word"/> is no longer what it is waited on to change from, a failure is recorded, or the spin budget is spent.</summary>
+        /// <param name="word">A done flag (waited on to become non-zero) or the active count (waited on to become zero).</param>
+        /// <param name="index">The block of a done flag, or -1 for the active count.</param>
+        private void SpinBriefly(ref int word, int index)
+        {
+            int budget = Volatile.Read(ref CallerSpinMicroseconds);
+            if (budget <= 0)
+                return;
+            long deadline = System.Diagnostics.Stopwatch.GetTimestamp() + budget * System.Diagnostics.Stopwatch.Frequency / 1_000_000;
+            for (int i = 1; ; i++)
+            {
+                int value = Volatile.Read(ref word);
+                if ((index >= 0) == (value != 0) || Volatile.Read(ref _failure) != null)
+                    return;
+                if (index >= 0 && _stopped && Volatile.Read(ref _active) == 0)
+                    return;
+                if ((i & 7) == 0)
+                {
+                    if (System.Diagnostics.Stopwatch.GetTimestamp() > deadline)
+                        return;
+                    Thread.Yield();
+                }
+                else
+                {
+                    Thread.SpinWait(30);
+                }
+            }
+        }
+
         /// <summary>Claims no more blocks (the caller only).</summary>
         protected void Stop()
         {
@@ -144,6 +205,8 @@ namespace ArrowLz4Fast.Frames
         protected void StopAndWaitForHelpers()
         {
             Stop();
+            if (Volatile.Read(ref _active) != 0)
+                SpinBriefly(ref _active, -1);
             var spinner = new SpinWait();
             while (Volatile.Read(ref _active) != 0)
             {
@@ -157,7 +220,15 @@ namespace ArrowLz4Fast.Frames
                     break;
                 _signal.Wait();
             }
+            Volatile.Write(ref _running, 0);
         }
+
+        /// <summary>
+        /// Whether a call is running on this job (between publishing its blocks and its last wait for helpers). Read by
+        /// a helper after it helped, to keep spinning while the caller finishes its own last block: the caller's next
+        /// call comes right after. Reading it touches no memory of the call.
+        /// </summary>
+        internal bool IsRunning => Volatile.Read(ref _running) != 0;
 
         /// <summary>Rethrows the exception a helper hit, if any (a bug, not bad input: bad input is a block status).</summary>
         protected void ThrowIfHelperFailed()
@@ -169,14 +240,19 @@ namespace ArrowLz4Fast.Frames
 
 #if NETCOREAPP3_0_OR_GREATER
         /// <inheritdoc/>
-        void IThreadPoolWorkItem.Execute() => Execute();
+        void IThreadPoolWorkItem.Execute()
+        {
+            Lz4ParallelJob? none = null;
+            Execute(ref none);
+        }
 #endif
 
         /// <summary>Runs as a work item on a <see cref="Lz4ParallelHelpers"/> thread.</summary>
+        /// <param name="helperSlot">The helper's post slot, cleared once nothing is left to claim (see <see cref="Execute"/>).</param>
         /// <returns>Whether it processed at least one block (it started while the call still had blocks to claim).</returns>
-        internal bool RunAsHelper() => Execute() > 0;
+        internal bool RunAsHelper(ref Lz4ParallelJob? helperSlot) => Execute(ref helperSlot) > 0;
 
-        private int Execute()
+        private int Execute(ref Lz4ParallelJob? helperSlot)
         {
             int processed = 0;
             Interlocked.Decrement(ref _queued);
@@ -185,6 +261,8 @@ namespace ArrowLz4Fast.Frames
             Interlocked.Increment(ref _active);
             try
             {
+                if (MeasureHelperStart)
+                    HelperStarted(System.Diagnostics.Stopwatch.GetTimestamp() - _publishedAt);
                 processed = ClaimLoop(caller: false);
             }
             catch (Exception e)
@@ -194,6 +272,10 @@ namespace ArrowLz4Fast.Frames
             }
             finally
             {
+                // A helper thread is free for the next call before it stops counting as active: the caller returns
+                // once no helper is active, and its next call must find the helper free (and still spinning), not
+                // busy for the few instructions in between (then it would queue a pool item instead).
+                Volatile.Write(ref helperSlot, null);
                 Interlocked.Decrement(ref _active);
                 _signal.Set();
             }
