@@ -40,6 +40,8 @@ namespace ArrowLz4Fast.Benchmarks
         {
             if (args.Length > 0 && args[0] == LargeStreamRun.ChildSwitch)
                 return LargeStreamRun.Child(args);
+            if (args.Contains(ParallelPathCount.Switch))
+                return ParallelPathCount.Run(args);
             if (args.Contains(SchedulingProbe.Switch))
                 return SchedulingProbe.Run(args);
             if (args.Contains(ParallelProbe.Switch))

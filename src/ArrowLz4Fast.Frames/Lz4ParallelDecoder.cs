@@ -1,5 +1,6 @@
 using System;
 using System.Buffers.Binary;
+using System.Threading;
 using K4os.Hash.xxHash;
 
 namespace ArrowLz4Fast.Frames
@@ -21,6 +22,12 @@ namespace ArrowLz4Fast.Frames
         /// the helper thread of <see cref="Lz4HashBehind"/> for frames that do not go block-parallel).
         /// </summary>
         internal static bool HashAfterDecoding;
+
+        /// <summary>
+        /// Frames (or frame tails) that went parallel since the process started: lets a test or probe count which real
+        /// buffers take the parallel path (one interlocked add per call of at least the minimum length).
+        /// </summary>
+        internal static long ParallelCalls;
 
         private Block[] _blocks = new Block[16];
         private byte* _source;
@@ -55,6 +62,9 @@ namespace ArrowLz4Fast.Frames
             int blockMaximum = frame.BlockMaximumSize;
             int checksumLength = frame.HasBlockChecksum ? Lz4FrameConstants.ChecksumLength : 0;
             int remaining = destination.Length - written;
+            // A block maximum that covers the rest of the destination leaves room for one block at most: no scan.
+            if (blockMaximum >= remaining)
+                return;
 
             // How many blocks could be placed at k * blockMaximum: a block placed at or past the end of the
             // destination is only reachable if one before it was short, so it is left to the sequential loop.
@@ -68,6 +78,7 @@ namespace ArrowLz4Fast.Frames
             if (count < 2 || Math.Min(count * (long)blockMaximum, remaining) < parallelism.MinimumLength)
                 return;
 
+            Interlocked.Increment(ref ParallelCalls);
             Lz4ParallelDecoder job = Lz4JobPool<Lz4ParallelDecoder>.Rent();
             try
             {

@@ -1,6 +1,7 @@
 using System;
 using System.Buffers;
 using System.Buffers.Binary;
+using System.Threading;
 using K4os.Compression.LZ4;
 using K4os.Hash.xxHash;
 
@@ -34,6 +35,9 @@ namespace ArrowLz4Fast.Frames
         /// scratch only for the last blocks' slots instead of a whole source length.
         /// </summary>
         internal static PlacementMode Placement = PlacementMode.Slots;
+
+        /// <summary>Sources that went parallel since the process started (see <see cref="Lz4ParallelDecoder.ParallelCalls"/>).</summary>
+        internal static long ParallelCalls;
 
         private const int Continue = 0;
         private const int Sequential = 1;
@@ -96,6 +100,7 @@ namespace ArrowLz4Fast.Frames
             }
             long scratchLength = (count - firstScratchBlock) * (long)blockSize;
 
+            Interlocked.Increment(ref ParallelCalls);
             Lz4ParallelEncoder job = Lz4JobPool<Lz4ParallelEncoder>.Rent();
             byte[]? scratch = scratchLength > 0 ? ArrayPool<byte>.Shared.Rent((int)scratchLength) : null;
             try
