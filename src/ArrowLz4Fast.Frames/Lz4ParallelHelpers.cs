@@ -32,6 +32,9 @@ namespace ArrowLz4Fast.Frames
         /// </summary>
         internal static int SpinWhileRunningMicroseconds = 2000;
 
+        /// <summary>A yield longer than this (20 µs) means another thread ran: there is no idle core to spin on.</summary>
+        internal static readonly long YieldedTicks = Math.Max(1, Stopwatch.Frequency / 50_000);
+
         private static Helper[]? s_helpers;
 
         /// <summary>Posts <paramref name="job"/> to up to <paramref name="wanted"/> idle helpers; returns how many took it.</summary>
@@ -148,6 +151,10 @@ namespace ArrowLz4Fast.Frames
                     if (helped == null && now > deadline)
                         return null;
                     Thread.Yield();
+                    // A yield that took long gave the core to another thread that was ready: the machine has no core
+                    // to spare, so stop spinning (parking costs the next call a wake-up, spinning costs other threads).
+                    if (Stopwatch.GetTimestamp() - now > YieldedTicks)
+                        return null;
                 }
             }
         }

@@ -181,9 +181,13 @@ namespace ArrowLz4Fast.Frames
                     return;
                 if ((i & 7) == 0)
                 {
-                    if (System.Diagnostics.Stopwatch.GetTimestamp() > deadline)
+                    long now = System.Diagnostics.Stopwatch.GetTimestamp();
+                    if (now > deadline)
                         return;
                     Thread.Yield();
+                    // Another thread got the core during the yield: no core to spare, park instead of spinning.
+                    if (System.Diagnostics.Stopwatch.GetTimestamp() - now > Lz4ParallelHelpers.YieldedTicks)
+                        return;
                 }
                 else
                 {
