@@ -351,3 +351,81 @@ namespace ArrowLz4Fast.Benchmarks
         }
     }
 }
+
+namespace ArrowLz4Fast.Benchmarks
+{
+    /// <summary>
+    /// Goal "no producer's codec-level time regresses by more than 3 %", made measurable: the calls of
+    /// <see cref="ParallelCodecBenchmarks"/> (every Decompress call of a read of one producer's streams, and TryCompress
+    /// of its buffers), repeated so that one operation takes about 64 MiB of decoded bytes (tens of milliseconds for
+    /// every producer instead of 0.2-16 ms), at the default options but the degree. <c>--parallel-count</c> shows
+    /// which of these calls go parallel: no Decompress call of a producer's own stream does (linked or single-block
+    /// frames), so Decode_2Cores against Decode_1Core is the pre-check alone and should read 1.00; encode goes
+    /// parallel for each producer's buffers of 1 MiB or more.
+    /// </summary>
+    [MemoryDiagnoser]
+    public class ParallelCodecSteadyBenchmarks
+    {
+        private CodecInputs _inputs = null!;
+        private byte[][] _buffers = null!;
+        private byte[][] _compressed = null!;
+        private Lz4FastCodec _one = null!;
+        private Lz4FastCodec _two = null!;
+        private int _repeat;
+
+        [ParamsSource(nameof(ProducerNames))]
+        public string Producer { get; set; } = ParallelInputs.Ours;
+
+        public static string[] ProducerNames => ParallelInputs.Producers();
+
+        [GlobalSetup]
+        public void Setup()
+        {
+            _inputs = CodecInputs.Capture(ParallelInputs.Streams(Producer));
+            _one = ParallelInputs.Codec(1);
+            _two = ParallelInputs.Codec(2);
+            for (int i = 0; i < _inputs.Frames.Length; i++)
+                _one.Decompress(_inputs.Frames[i], _inputs.Destinations[i]);
+            _buffers = _inputs.Destinations.Where(d => d.Length > 0).Select(d => d.ToArray()).ToArray();
+            _compressed = System.Array.ConvertAll(_buffers, b => new byte[b.Length]);
+            _repeat = (int)Math.Max(1, (64L << 20) / Math.Max(1, _inputs.UncompressedBytes));
+            Console.WriteLine($"// {Producer}: {_inputs.Frames.Length} frames, {_inputs.UncompressedBytes:N0} bytes, repeated {_repeat} times per operation");
+        }
+
+        [Benchmark(Baseline = true)]
+        public long Decode_1Core() => Decode(_one);
+
+        [Benchmark]
+        public long Decode_2Cores() => Decode(_two);
+
+        [Benchmark]
+        public long Encode_1Core() => Encode(_one);
+
+        [Benchmark]
+        public long Encode_2Cores() => Encode(_two);
+
+        private long Decode(Lz4FastCodec codec)
+        {
+            byte[][] frames = _inputs.Frames;
+            byte[][] destinations = _inputs.Destinations;
+            long total = 0;
+            for (int r = 0; r < _repeat; r++)
+            {
+                for (int i = 0; i < frames.Length; i++)
+                    total += codec.Decompress(frames[i], destinations[i]);
+            }
+            return total;
+        }
+
+        private long Encode(Lz4FastCodec codec)
+        {
+            long total = 0;
+            for (int r = 0; r < _repeat; r++)
+            {
+                for (int i = 0; i < _buffers.Length; i++)
+                    total += codec.TryCompress(_buffers[i], _compressed[i], out int written) ? written : _buffers[i].Length;
+            }
+            return total;
+        }
+    }
+}
