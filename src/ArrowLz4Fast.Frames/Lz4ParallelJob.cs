@@ -6,10 +6,10 @@ namespace ArrowLz4Fast.Frames
 {
     /// <summary>
     /// The scheduling shared by parallel decode and encode: the blocks of one call are claimed one at a time from a
-    /// shared claim word (compare-and-swap) by the calling thread and by up to <c>degree - 1</c> thread-pool work
-    /// items. The caller never waits for a work item that has not started: once every block is claimed it waits only
-    /// for blocks other threads claimed and are running, so when the pool is saturated and no work item starts, the
-    /// caller simply does every block itself.
+    /// shared claim word (compare-and-swap) by the calling thread and by up to <c>degree - 1</c> work items, posted to
+    /// idle <see cref="Lz4ParallelHelpers"/> threads first and queued to the thread pool for the rest. The caller never
+    /// waits for a work item that has not started: once every block is claimed it waits only for blocks other threads
+    /// claimed and are running, so when no helper or pool thread gets a core, the caller simply does every block itself.
     /// </summary>
     /// <remarks>
     /// The claim word holds the call's generation, block count and next block, so a work item that starts late (after
