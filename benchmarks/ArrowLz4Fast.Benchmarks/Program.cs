@@ -45,7 +45,13 @@ namespace ArrowLz4Fast.Benchmarks
             if (args.Contains(SchedulingProbe.Switch))
                 return SchedulingProbe.Run(args);
             if (args.Contains(ParallelProbe.Switch))
+            {
+                // --spin N: the helpers' spin after a call (µs), to compare settings in the same probe.
+                int spin = Array.IndexOf(args, "--spin");
+                if (spin >= 0 && spin + 1 < args.Length)
+                    ArrowLz4Fast.Frames.Lz4ParallelHelpers.SpinMicroseconds = int.Parse(args[spin + 1], System.Globalization.CultureInfo.InvariantCulture);
                 return ParallelProbe.Run();
+            }
             if (args.Contains(LinkedSpeculationProbe.Switch))
                 return LinkedSpeculationProbe.Run(args);
             if (args.Contains(LargeStreamRun.ParentSwitch))

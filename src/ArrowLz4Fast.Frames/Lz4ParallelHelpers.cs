@@ -20,8 +20,13 @@ namespace ArrowLz4Fast.Frames
     /// </remarks>
     internal static class Lz4ParallelHelpers
     {
-        /// <summary>How long a helper spins for the next call after helping one (µs); 0 parks at once. A benchmark switch.</summary>
-        internal static int SpinMicroseconds = 50;
+        /// <summary>
+        /// How long a helper spins for the next call after helping one (µs); 0 parks at once. A benchmark switch. 300 µs:
+        /// a reader's big buffers come between smaller ones that take a few hundred µs (the alternating
+        /// <c>--parallel-probe</c>: 1 core then 2 cores), and a wake-up costs about 100 µs on the project's VM; with 50 µs the
+        /// helper was parked at nearly every such call. The spin stops as soon as another thread wants the core.
+        /// </summary>
+        internal static int SpinMicroseconds = 300;
 
         /// <summary>Post jobs to the helpers (true) or queue thread-pool items only (false, the earlier scheduling). A benchmark switch.</summary>
         internal static bool Enabled = true;
