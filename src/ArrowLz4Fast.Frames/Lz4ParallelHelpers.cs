@@ -40,6 +40,9 @@ namespace ArrowLz4Fast.Frames
         /// <summary>A yield longer than this (20 µs) means another thread ran: there is no idle core to spin on.</summary>
         internal static readonly long YieldedTicks = Math.Max(1, Stopwatch.Frequency / 50_000);
 
+        /// <summary>A helper that starts within this (50 µs) of its call got a free core: the caller may spin for it.</summary>
+        internal static readonly long PromptTicks = Math.Max(1, Stopwatch.Frequency / 20_000);
+
         private static Helper[]? s_helpers;
 
         /// <summary>Posts <paramref name="job"/> to up to <paramref name="wanted"/> idle helpers; returns how many took it.</summary>

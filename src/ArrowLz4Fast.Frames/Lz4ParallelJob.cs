@@ -52,6 +52,7 @@ namespace ArrowLz4Fast.Frames
         internal static readonly System.Collections.Generic.List<long> HelperStartTicks = new();
 
         private long _publishedAt;
+        private long _helperStartedAt;
         private int _running;
 
         private static void HelperStarted(long ticks)
@@ -99,9 +100,9 @@ namespace ArrowLz4Fast.Frames
             Volatile.Write(ref _running, 1);
             long generation = (Volatile.Read(ref _claim) >> 32) + 1;
             // Everything the blocks need was written before this full fence; a helper reads it only after a claim.
+            Volatile.Write(ref _helperStartedAt, 0);
+            _publishedAt = System.Diagnostics.Stopwatch.GetTimestamp();
             Interlocked.Exchange(ref _claim, (generation << 32) | ((long)_count << 16));
-            if (MeasureHelperStart)
-                _publishedAt = System.Diagnostics.Stopwatch.GetTimestamp();
             int missing = helpers - Volatile.Read(ref _queued);
             if (missing > 0)
             {
@@ -170,6 +171,12 @@ namespace ArrowLz4Fast.Frames
         {
             int budget = Volatile.Read(ref CallerSpinMicroseconds);
             if (budget <= 0)
+                return;
+            // Spin only when a helper started promptly (within 50 µs of the call), i.e. a core was free. On a busy
+            // machine the helper runs late, and a spinning caller would keep its core from looking idle, so the
+            // scheduler would not move the helper (or another caller) onto it: there the caller parks at once.
+            long helperStartedAt = Volatile.Read(ref _helperStartedAt);
+            if (helperStartedAt == 0 || helperStartedAt - _publishedAt > Lz4ParallelHelpers.PromptTicks)
                 return;
             long deadline = System.Diagnostics.Stopwatch.GetTimestamp() + budget * System.Diagnostics.Stopwatch.Frequency / 1_000_000;
             for (int i = 1; ; i++)
@@ -265,8 +272,10 @@ namespace ArrowLz4Fast.Frames
             Interlocked.Increment(ref _active);
             try
             {
+                long startedAt = System.Diagnostics.Stopwatch.GetTimestamp();
+                Interlocked.CompareExchange(ref _helperStartedAt, startedAt, 0);
                 if (MeasureHelperStart)
-                    HelperStarted(System.Diagnostics.Stopwatch.GetTimestamp() - _publishedAt);
+                    HelperStarted(startedAt - _publishedAt);
                 processed = ClaimLoop(caller: false);
             }
             catch (Exception e)
