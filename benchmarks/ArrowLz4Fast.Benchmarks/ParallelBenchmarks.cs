@@ -65,7 +65,7 @@ namespace ArrowLz4Fast.Benchmarks
     /// ArrowStreamWriter offers), with the default options but the degree of parallelism. Frames with independent
     /// blocks decode in parallel from the default minimum (1 MiB) up; linked frames (pyarrow, Arrow .NET's official
     /// writer) stay sequential, so their rows show what checking costs. Decode_2Cores_HashAfter hashes the content
-    /// checksum after the blocks instead of behind them (on both paths: block-parallel frames and the helper that hashes behind a sequential decode); Encode_2Cores_Scratch compresses into pooled scratch and copies
+    /// checksum after the blocks instead of behind them; Encode_2Cores_Scratch compresses into pooled scratch and copies
     /// instead of into worst-case slots in the destination and compacting (the shipped placement).
     /// </summary>
     [MemoryDiagnoser]

@@ -26,9 +26,6 @@ namespace ArrowLz4Fast.Fuzz
         /// <summary>Mutants with an independent frame of two or more blocks, which a forced parallel run decodes in parallel.</summary>
         public static long ParallelEligible;
 
-        /// <summary>Mutants with a frame that announces a content checksum, which a forced parallel run hashes behind the decoding.</summary>
-        public static long HashBehindEligible;
-
         private static readonly Lz4FrameDecoderOptions ParallelOptions = new(verifyChecksums: true, new Lz4Parallelism(4, 1));
 
         private readonly Lz4FastCodec _codec = ForceParallel
@@ -59,8 +56,6 @@ namespace ArrowLz4Fast.Fuzz
 
             if (ForceParallel && HasIndependentBlocks(input))
                 Interlocked.Increment(ref ParallelEligible);
-            if (ForceParallel && HasContentChecksum(input))
-                Interlocked.Increment(ref HashBehindEligible);
             foreach (int length in DestinationLengths(input, reference, rng))
             {
                 CheckFrameDecoder(input, reference, length, rng, verdict);
@@ -192,28 +187,6 @@ namespace ArrowLz4Fast.Fuzz
             catch (InvalidDataException)
             {
                 // A prefix may still have had the blocks: counted only when the whole input reads, which is enough for a rate.
-            }
-            return false;
-        }
-
-        /// <summary>
-        /// Whether a frame header of the input announces a content checksum: a forced parallel run hashes such a
-        /// frame's content behind the decoding (on a helper thread, or in the block-parallel pipeline).
-        /// </summary>
-        public static bool HasContentChecksum(byte[] input)
-        {
-            try
-            {
-                var reader = new Lz4FrameReader(input, verifyChecksums: false);
-                while (reader.Read())
-                {
-                    if (reader.TokenType == Lz4FrameTokenType.FrameHeader && reader.Frame.HasContentChecksum)
-                        return true;
-                }
-            }
-            catch (InvalidDataException)
-            {
-                // Returned above as soon as such a header was read, so a defect later does not hide it.
             }
             return false;
         }

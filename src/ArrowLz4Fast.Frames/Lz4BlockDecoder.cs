@@ -46,32 +46,14 @@ namespace ArrowLz4Fast.Frames
         /// <returns>The decoded length, or -1 when the block is invalid or does not fit.</returns>
         public static int Decode(ReadOnlySpan<byte> block, Span<byte> window, int prefixLength)
         {
-            var none = default(NoProgress);
-            return Decode(block, window, prefixLength, ref none);
-        }
-
-        /// <summary>
-        /// <see cref="Decode(ReadOnlySpan{byte}, Span{byte}, int)"/>, telling <paramref name="progress"/> every
-        /// <see cref="ProgressInterval"/> bytes or so how far the output is final, so another thread can read (hash)
-        /// it while the block is still being decoded. Bytes before the reported position are never written again: the
-        /// wild copies only overshoot past the current position, and later sequences only write from it on.
-        /// </summary>
-        [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public static int Decode<TProgress>(ReadOnlySpan<byte> block, Span<byte> window, int prefixLength, ref TProgress progress)
-            where TProgress : struct, IDecodeProgress
-        {
             fixed (byte* src = &MemoryMarshal.GetReference(block))
             fixed (byte* low = &MemoryMarshal.GetReference(window))
             {
-                return Decode(src, block.Length, low + prefixLength, window.Length - prefixLength, low, ref progress);
+                return Decode(src, block.Length, low + prefixLength, window.Length - prefixLength, low);
             }
         }
 
-        /// <summary>About how often, in output bytes, a decode with progress reports it.</summary>
-        internal const int ProgressInterval = 32 << 10;
-
-        private static int Decode<TProgress>(byte* src, int srcSize, byte* dst, int outputSize, byte* lowPrefix, ref TProgress progress)
-            where TProgress : struct, IDecodeProgress
+        private static int Decode(byte* src, int srcSize, byte* dst, int outputSize, byte* lowPrefix)
         {
             byte* ip = src;
             byte* iend = ip + srcSize;
@@ -99,18 +81,9 @@ namespace ArrowLz4Fast.Frames
             // The length extensions are read by the same small loop in four places on purpose: a helper taking
             // `ref ip` would make ip address-exposed and keep it out of a register for the whole method.
 
-            // Progress is reported only from the fast loop, which produces all but the last few bytes of a block.
-            // For NoProgress the check is a constant false and compiles away.
-            byte* checkpoint = op + ProgressInterval;
-
             // Fast loop: runs while the output has FastLoopSafeDistance bytes of slack, so copies may overshoot.
             while (true)
             {
-                if (default(TProgress).Enabled && op >= checkpoint)
-                {
-                    progress.Reached(op);
-                    checkpoint = op + ProgressInterval;
-                }
                 token = *ip++;
                 length = token >> MlBits;
                 if (length == RunMask)

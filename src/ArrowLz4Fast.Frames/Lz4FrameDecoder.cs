@@ -55,14 +55,13 @@ namespace ArrowLz4Fast.Frames
             int frameStart = 0;
             bool hashContent = false;
             XXH32.State contentHash = default;
-            var noProgress = default(NoProgress);
 
             while (reader.Read())
             {
                 switch (reader.TokenType)
                 {
                     case Lz4FrameTokenType.Block:
-                        int decoded = DecodeBlock(ref reader, destination, frameStart, written, ref noProgress);
+                        int decoded = DecodeBlock(ref reader, destination, frameStart, written);
                         if (decoded < 0)
                         {
                             if (decoded != -1)
@@ -92,13 +91,6 @@ namespace ArrowLz4Fast.Frames
                             XXH32.Reset(ref contentHash);
                         if (options.Parallelism.IsParallel && !frame.IsLinked && destination.Length - written >= options.Parallelism.MinimumLength)
                             Lz4ParallelDecoder.DecodeLeadingBlocks(source, destination, ref reader, ref written, verify, hashContent, ref contentHash, options.Parallelism);
-                        if (hashContent && options.Parallelism.IsParallel && !Lz4ParallelDecoder.HashAfterDecoding && Math.Min(destination.Length - written, (long)frame.ContentSize.GetValueOrDefault(long.MaxValue)) >= options.Parallelism.MinimumLength
-                            && !DecodeFrameHashingBehind(ref reader, destination, frameStart, ref written, ref contentHash))
-                        {
-                            bytesConsumed = reader.TokenStartIndex;
-                            bytesWritten = written;
-                            return Lz4FrameDecodeStatus.DestinationTooSmall;
-                        }
                         break;
 
                     case Lz4FrameTokenType.FrameEnd:
@@ -148,68 +140,9 @@ namespace ArrowLz4Fast.Frames
         internal static NotSupportedException DictionaryNotSupported(ReadOnlySpan<byte> source, int frameOffset) =>
             Lz4FrameErrors.DictionaryNotSupported(frameOffset, Lz4FrameDescriptor.Read(source, frameOffset).DictionaryId);
 
-        /// <summary>
-        /// Decodes the rest of the current frame (its blocks and its end) while a helper thread hashes the content
-        /// behind the decoding (<see cref="Lz4HashBehind"/>): the blocks, errors and checks are the main loop's own.
-        /// </summary>
-        /// <returns><see langword="false"/> when a block does not fit: the reader is at that block.</returns>
-        [MethodImpl(MethodImplOptions.NoInlining)]
-        private static unsafe bool DecodeFrameHashingBehind(ref Lz4FrameReader reader, Span<byte> destination, int frameStart, ref int written, ref XXH32.State contentHash)
-        {
-            fixed (byte* pointer = destination)
-            {
-                Lz4HashBehind job = Lz4HashBehind.Start(pointer, written, contentHash);
-                var progress = new HashProgress(job, pointer);
-                bool finished = false;
-                try
-                {
-                    // Inside a frame the reader yields only blocks and the frame's end (or throws).
-                    while (reader.Read() && reader.TokenType == Lz4FrameTokenType.Block)
-                    {
-                        int decoded = DecodeBlock(ref reader, destination, frameStart, written, ref progress);
-                        if (decoded < 0)
-                        {
-                            if (decoded != -1)
-                                throw CorruptBlock(ref reader, written, frameStart);
-                            return false;
-                        }
-                        written += decoded;
-                        job.Publish(written);
-                    }
-                    contentHash = job.Finish(written);
-                    finished = true;
-                    CheckFrameEnd(ref reader, written - frameStart, hashContent: true, ref contentHash);
-                    return true;
-                }
-                finally
-                {
-                    if (!finished)
-                        job.Abandon();
-                }
-            }
-        }
-
-        /// <summary>Publishes a block decode's progress to the hashing helper.</summary>
-        private readonly unsafe struct HashProgress : IDecodeProgress
-        {
-            private readonly Lz4HashBehind _job;
-            private readonly byte* _destination;
-
-            public HashProgress(Lz4HashBehind job, byte* destination)
-            {
-                _job = job;
-                _destination = destination;
-            }
-
-            public bool Enabled => true;
-
-            public void Reached(byte* position) => _job.Publish((int)(position - _destination));
-        }
-
         /// <summary>Decodes the current block at <paramref name="written"/>: its length, -1 when it does not fit, -2 when it is corrupt.</summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        private static int DecodeBlock<TProgress>(ref Lz4FrameReader reader, Span<byte> destination, int frameStart, int written, ref TProgress progress)
-            where TProgress : struct, IDecodeProgress
+        private static int DecodeBlock(ref Lz4FrameReader reader, Span<byte> destination, int frameStart, int written)
         {
             ReadOnlySpan<byte> data = reader.BlockData;
             int remaining = destination.Length - written;
@@ -226,7 +159,7 @@ namespace ArrowLz4Fast.Frames
             int blockMaximum = reader.Frame.BlockMaximumSize;
             int prefix = reader.Frame.IsLinked ? Math.Min(written - frameStart, Lz4FrameConstants.WindowSize) : 0;
             Span<byte> window = destination.Slice(written - prefix, prefix + Math.Min(remaining, blockMaximum));
-            int decoded = Lz4BlockDecoder.Decode(data, window, prefix, ref progress);
+            int decoded = Lz4BlockDecoder.Decode(data, window, prefix);
             if (decoded >= 0)
                 return decoded;
             return remaining >= blockMaximum ? -2 : DecodeShort(ref reader, destination, written, prefix);

@@ -17,10 +17,7 @@ namespace ArrowLz4Fast.Frames
     /// </summary>
     internal sealed unsafe class Lz4ParallelDecoder : Lz4ParallelJob
     {
-        /// <summary>
-        /// For the benchmark: hash the content after all blocks are decoded instead of behind the decoding (here, and on
-        /// the helper thread of <see cref="Lz4HashBehind"/> for frames that do not go block-parallel).
-        /// </summary>
+        /// <summary>For the benchmark: hash the content after all blocks are decoded instead of behind the decoding.</summary>
         internal static bool HashAfterDecoding;
 
         /// <summary>

@@ -184,58 +184,6 @@ namespace ArrowLz4Fast.Tests
             Assert.True(mutants >= 1000);
         }
 
-        [Fact]
-        public void Content_checksums_hashed_behind_the_decoding_give_the_sequential_result_byte_for_byte_and_error_for_error()
-        {
-            // Frames that cannot go block-parallel but carry a content checksum are hashed on a helper thread while
-            // the caller decodes: one big block (Arrow Java's buffers: a 4 MiB block maximum, content checksum) and
-            // linked frames (the lz4 CLI's defaults). Mutants fail in the middle of a block, at a checksum or at the
-            // end, with the helper running; the outcome must be the sequential one every time.
-            var random = new Random(35);
-            var seeds = new List<byte[]>();
-            foreach (int length in new[] { 2_100_000, 300_000 })
-            {
-                byte[] payload = TestData.Mixed(length, length % 7);
-                var options = new Lz4FrameEncoderOptions(4 << 20, 0, contentChecksum: true, blockChecksum: false);
-                var frame = new byte[Lz4FrameEncoder.GetMaxEncodedLength(payload.Length, options)];
-                Assert.True(Lz4FrameEncoder.TryEncode(payload, frame, out int written, options));
-                seeds.Add(frame.AsSpan(0, written).ToArray());
-            }
-            seeds.AddRange(Corpus.DataFiles("frames")
-                .Select(f => File.ReadAllBytes(Corpus.Committed(f)))
-                .Where(f => f.Length > 1000 && Lz4FrameDescriptor.Read(f, 0) is { IsLinked: true, HasContentChecksum: true })
-                .Take(6));
-            Assert.True(seeds.Count >= 5, $"only {seeds.Count} seeds");
-
-            long before = Lz4HashBehind.Started;
-            int mutants = 0;
-            foreach (byte[] seed in seeds)
-            {
-                int size = Lz4FrameDecoder.Decode(seed, new byte[8 << 20], out _, out int contentLength) == Lz4FrameDecodeStatus.Done ? contentLength : throw new InvalidOperationException("seed");
-                AssertSameAsSequential(seed, size);
-                AssertSameAsSequential(seed, size + 4096);
-                for (int i = 0; i < 60; i++)
-                {
-                    byte[] mutant = (byte[])seed.Clone();
-                    if (i % 10 == 9)
-                    {
-                        mutant = mutant.AsSpan(0, 7 + random.Next(mutant.Length - 7)).ToArray(); // truncated
-                    }
-                    else
-                    {
-                        int at = 7 + random.Next(mutant.Length - 7);
-                        mutant[at] = random.Next(3) == 0 ? (byte)random.Next(256) : (byte)(mutant[at] ^ (1 << random.Next(8)));
-                    }
-                    AssertSameAsSequential(mutant, size);
-                    AssertSameAsSequential(mutant, size - 1 - random.Next(Math.Max(1, size / 3)));
-                    mutants++;
-                }
-            }
-            Assert.True(mutants >= 300);
-            // Every seed went through the helper (three parallel settings, of which two verify checksums, per decode).
-            Assert.True(Lz4HashBehind.Started - before >= seeds.Count * 2 * 2, $"{Lz4HashBehind.Started - before} hashed behind");
-        }
-
         /// <summary>Decodes <paramref name="frame"/> into <paramref name="size"/> bytes sequentially and with every parallel setting, and compares everything observable.</summary>
         internal static void AssertSameAsSequential(byte[] frame, int size)
         {
