@@ -71,11 +71,7 @@ namespace ArrowLz4Fast.Benchmarks
     [MemoryDiagnoser]
     public class ParallelCodecBenchmarks
     {
-        private CodecInputs _inputs = null!;
-        private byte[][] _buffers = null!;
-        private byte[][] _compressed = null!;
-        private Lz4FastCodec _one = null!;
-        private Lz4FastCodec _two = null!;
+        private ProducerCodecWorkload _work = null!;
 
         [ParamsSource(nameof(ProducerNames))]
         public string Producer { get; set; } = ParallelInputs.Ours;
@@ -85,23 +81,17 @@ namespace ArrowLz4Fast.Benchmarks
         [GlobalSetup]
         public void Setup()
         {
-            _inputs = CodecInputs.Capture(ParallelInputs.Streams(Producer));
-            _one = ParallelInputs.Codec(1);
-            _two = ParallelInputs.Codec(2);
-            for (int i = 0; i < _inputs.Frames.Length; i++)
-                _one.Decompress(_inputs.Frames[i], _inputs.Destinations[i]);
-            _buffers = _inputs.Destinations.Where(d => d.Length > 0).Select(d => d.ToArray()).ToArray();
-            _compressed = System.Array.ConvertAll(_buffers, b => new byte[b.Length]);
-            long big = _inputs.Lengths.Where(l => l >= Lz4Parallelism.DefaultMinimumLength).Sum(l => (long)l);
+            _work = new ProducerCodecWorkload(Producer);
+            long big = _work.Inputs.Lengths.Where(l => l >= Lz4Parallelism.DefaultMinimumLength).Sum(l => (long)l);
             Console.WriteLine($"// {Producer}: {ParallelInputs.Describe(Producer)}");
-            Console.WriteLine($"// {Producer}: {_inputs.Profile()}; {big:N0} bytes in buffers of 1 MiB or more");
+            Console.WriteLine($"// {Producer}: {_work.Inputs.Profile()}; {big:N0} bytes in buffers of 1 MiB or more");
         }
 
         [Benchmark(Baseline = true)]
-        public long Decode_1Core() => Decode(_one);
+        public long Decode_1Core() => _work.Decode(_work.One, 1);
 
         [Benchmark]
-        public long Decode_2Cores() => Decode(_two);
+        public long Decode_2Cores() => _work.Decode(_work.Two, 1);
 
         [Benchmark]
         public long Decode_2Cores_HashAfter()
@@ -109,7 +99,7 @@ namespace ArrowLz4Fast.Benchmarks
             Lz4ParallelDecoder.HashAfterDecoding = true;
             try
             {
-                return Decode(_two);
+                return _work.Decode(_work.Two, 1);
             }
             finally
             {
@@ -118,10 +108,10 @@ namespace ArrowLz4Fast.Benchmarks
         }
 
         [Benchmark]
-        public long Encode_1Core() => Encode(_one);
+        public long Encode_1Core() => _work.Encode(_work.One, 1);
 
         [Benchmark]
-        public long Encode_2Cores() => Encode(_two);
+        public long Encode_2Cores() => _work.Encode(_work.Two, 1);
 
         [Benchmark]
         public long Encode_2Cores_Scratch()
@@ -130,30 +120,12 @@ namespace ArrowLz4Fast.Benchmarks
             Lz4ParallelEncoder.Placement = Lz4ParallelEncoder.PlacementMode.Scratch;
             try
             {
-                return Encode(_two);
+                return _work.Encode(_work.Two, 1);
             }
             finally
             {
                 Lz4ParallelEncoder.Placement = shipped;
             }
-        }
-
-        private long Decode(Lz4FastCodec codec)
-        {
-            byte[][] frames = _inputs.Frames;
-            byte[][] destinations = _inputs.Destinations;
-            long total = 0;
-            for (int i = 0; i < frames.Length; i++)
-                total += codec.Decompress(frames[i], destinations[i]);
-            return total;
-        }
-
-        private long Encode(Lz4FastCodec codec)
-        {
-            long total = 0;
-            for (int i = 0; i < _buffers.Length; i++)
-                total += codec.TryCompress(_buffers[i], _compressed[i], out int written) ? written : _buffers[i].Length;
-            return total;
         }
     }
 
@@ -366,11 +338,7 @@ namespace ArrowLz4Fast.Benchmarks
     [MemoryDiagnoser]
     public class ParallelCodecSteadyBenchmarks
     {
-        private CodecInputs _inputs = null!;
-        private byte[][] _buffers = null!;
-        private byte[][] _compressed = null!;
-        private Lz4FastCodec _one = null!;
-        private Lz4FastCodec _two = null!;
+        private ProducerCodecWorkload _work = null!;
         private int _repeat;
 
         [ParamsSource(nameof(ProducerNames))]
@@ -381,35 +349,58 @@ namespace ArrowLz4Fast.Benchmarks
         [GlobalSetup]
         public void Setup()
         {
-            _inputs = CodecInputs.Capture(ParallelInputs.Streams(Producer));
-            _one = ParallelInputs.Codec(1);
-            _two = ParallelInputs.Codec(2);
-            for (int i = 0; i < _inputs.Frames.Length; i++)
-                _one.Decompress(_inputs.Frames[i], _inputs.Destinations[i]);
-            _buffers = _inputs.Destinations.Where(d => d.Length > 0).Select(d => d.ToArray()).ToArray();
-            _compressed = System.Array.ConvertAll(_buffers, b => new byte[b.Length]);
-            _repeat = (int)Math.Max(1, (64L << 20) / Math.Max(1, _inputs.UncompressedBytes));
-            Console.WriteLine($"// {Producer}: {_inputs.Frames.Length} frames, {_inputs.UncompressedBytes:N0} bytes, repeated {_repeat} times per operation");
+            _work = new ProducerCodecWorkload(Producer);
+            _repeat = (int)Math.Max(1, (64L << 20) / Math.Max(1, _work.Inputs.UncompressedBytes));
+            Console.WriteLine($"// {Producer}: {_work.Inputs.Frames.Length} frames, {_work.Inputs.UncompressedBytes:N0} bytes, repeated {_repeat} times per operation");
         }
 
         [Benchmark(Baseline = true)]
-        public long Decode_1Core() => Decode(_one);
+        public long Decode_1Core() => _work.Decode(_work.One, _repeat);
 
         [Benchmark]
-        public long Decode_2Cores() => Decode(_two);
+        public long Decode_2Cores() => _work.Decode(_work.Two, _repeat);
 
         [Benchmark]
-        public long Encode_1Core() => Encode(_one);
+        public long Encode_1Core() => _work.Encode(_work.One, _repeat);
 
         [Benchmark]
-        public long Encode_2Cores() => Encode(_two);
+        public long Encode_2Cores() => _work.Encode(_work.Two, _repeat);
+    }
 
-        private long Decode(Lz4FastCodec codec)
+    /// <summary>
+    /// One producer's codec work, shared by the codec-level parallel benchmarks: every Decompress call of a real read
+    /// of its streams, and TryCompress of the decoded buffers into destinations of their own length.
+    /// </summary>
+    internal sealed class ProducerCodecWorkload
+    {
+        private readonly byte[][] _buffers;
+        private readonly byte[][] _compressed;
+
+        public ProducerCodecWorkload(string producer)
         {
-            byte[][] frames = _inputs.Frames;
-            byte[][] destinations = _inputs.Destinations;
+            Inputs = CodecInputs.Capture(ParallelInputs.Streams(producer));
+            One = ParallelInputs.Codec(1);
+            Two = ParallelInputs.Codec(2);
+            for (int i = 0; i < Inputs.Frames.Length; i++)
+                One.Decompress(Inputs.Frames[i], Inputs.Destinations[i]);
+            _buffers = Inputs.Destinations.Where(d => d.Length > 0).Select(d => d.ToArray()).ToArray();
+            _compressed = System.Array.ConvertAll(_buffers, b => new byte[b.Length]);
+        }
+
+        public CodecInputs Inputs { get; }
+
+        /// <summary>The codec with the default options on one core.</summary>
+        public Lz4FastCodec One { get; }
+
+        /// <summary>The codec with the default options on two cores.</summary>
+        public Lz4FastCodec Two { get; }
+
+        public long Decode(Lz4FastCodec codec, int repeat)
+        {
+            byte[][] frames = Inputs.Frames;
+            byte[][] destinations = Inputs.Destinations;
             long total = 0;
-            for (int r = 0; r < _repeat; r++)
+            for (int r = 0; r < repeat; r++)
             {
                 for (int i = 0; i < frames.Length; i++)
                     total += codec.Decompress(frames[i], destinations[i]);
@@ -417,10 +408,10 @@ namespace ArrowLz4Fast.Benchmarks
             return total;
         }
 
-        private long Encode(Lz4FastCodec codec)
+        public long Encode(Lz4FastCodec codec, int repeat)
         {
             long total = 0;
-            for (int r = 0; r < _repeat; r++)
+            for (int r = 0; r < repeat; r++)
             {
                 for (int i = 0; i < _buffers.Length; i++)
                     total += codec.TryCompress(_buffers[i], _compressed[i], out int written) ? written : _buffers[i].Length;

@@ -44,13 +44,14 @@ def stream(path):
     for r in csv.DictReader(open(path, encoding="utf-8")):
         rows[r["Stream"]][r["Method"]] = r
     print("\nper stream (ArrowLz4Fast, from memory):\n")
-    print("| stream | native | arraypool | slab | slab vs better of the two | gen-2 per read (native / arraypool / slab) | allocated (slab) |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| stream | native | arraypool | slab | slab vs better of the two | slab, ClearBuffers = false (vs slab) | gen-2 per read (native / arraypool / slab) | allocated (slab) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for s in sorted(rows):
         m = rows[s]
         n, a, sl = (ms(m[k]["Mean"]) for k in ("Memory_Native", "Memory_ArrayPool", "Memory_Slab"))
+        nc = f"{ms(m['Memory_SlabNoClear']['Mean']):.3f} ms ({ms(m['Memory_SlabNoClear']['Mean']) / sl:.2f}×)" if "Memory_SlabNoClear" in m else "–"
         g = "/".join(f"{gen2(m[k]['Gen2']):.2f}" for k in ("Memory_Native", "Memory_ArrayPool", "Memory_Slab"))
-        print(f"| {s} | {n:.3f} ms | {a:.3f} ms | {sl:.3f} ms | {sl / min(n, a):.2f}× | {g} | {m['Memory_Slab']['Allocated']} |")
+        print(f"| {s} | {n:.3f} ms | {a:.3f} ms | {sl:.3f} ms | {sl / min(n, a):.2f}× | {nc} | {g} | {m['Memory_Slab']['Allocated']} |")
 
 
 if __name__ == "__main__":
