@@ -152,15 +152,7 @@ namespace ArrowLz4Fast.Benchmarks
         [GlobalSetup]
         public void Setup()
         {
-            byte[][] table = BlockSizeBenchmarks.TableBuffers.Value;
-            _buffer = new byte[Length];
-            for (int at = 0, i = 0; at < Length; i++)
-            {
-                byte[] source = table[i % table.Length];
-                int n = Math.Min(source.Length, Length - at);
-                source.AsSpan(0, n).CopyTo(_buffer.AsSpan(at));
-                at += n;
-            }
+            _buffer = BlockSizeBenchmarks.TableContent(Length);
             _one = new Lz4FastCodec(new Lz4FastOptions { MaxDegreeOfParallelism = 1, BlockSize = BlockSize });
             _two = new Lz4FastCodec(new Lz4FastOptions { MaxDegreeOfParallelism = 2, MinimumParallelLength = 1, BlockSize = BlockSize });
             var frame = new byte[Length + 1024];

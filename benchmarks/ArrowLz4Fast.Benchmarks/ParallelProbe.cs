@@ -18,18 +18,10 @@ namespace ArrowLz4Fast.Benchmarks
 
         public static int Run()
         {
-            byte[][] table = BlockSizeBenchmarks.TableBuffers.Value;
             foreach (int blockSize in new[] { 64 << 10, 1 << 20 })
             foreach (int length in new[] { 256 << 10, 1 << 20, 2 << 20, 8 << 20 })
             {
-                var buffer = new byte[length];
-                for (int at = 0, i = 0; at < length; i++)
-                {
-                    byte[] source = table[i % table.Length];
-                    int n = Math.Min(source.Length, length - at);
-                    source.AsSpan(0, n).CopyTo(buffer.AsSpan(at));
-                    at += n;
-                }
+                var buffer = BlockSizeBenchmarks.TableContent(length);
                 var one = new Lz4FastCodec(new Lz4FastOptions { MaxDegreeOfParallelism = 1, BlockSize = blockSize });
                 var two = new Lz4FastCodec(new Lz4FastOptions { MaxDegreeOfParallelism = 2, MinimumParallelLength = 1, BlockSize = blockSize });
                 var frame = new byte[length];
@@ -64,7 +56,7 @@ namespace ArrowLz4Fast.Benchmarks
                     + $"{Min(0) / Min(1):0.00}x min, {Median(0) / Median(1):0.00}x median | encode 1 core {Min(2),8:0} us (median {Median(2),8:0}), 2 cores {Min(3),8:0} us (median {Median(3),8:0}): "
                     + $"{Min(2) / Min(3):0.00}x min, {Median(2) / Median(3):0.00}x median");
             }
-            CompareVariants(table);
+            CompareVariants();
             return 0;
         }
 
@@ -72,17 +64,10 @@ namespace ArrowLz4Fast.Benchmarks
         /// The two internal choices, on content-checksummed frames: content hash pipelined behind the decoding vs after
         /// it, and encode placement in scratch + copy vs worst-case slots + compaction; 2 cores, alternating.
         /// </summary>
-        private static void CompareVariants(byte[][] table)
+        private static void CompareVariants()
         {
             const int Length = 8 << 20;
-            var buffer = new byte[Length];
-            for (int at = 0, i = 0; at < Length; i++)
-            {
-                byte[] source = table[i % table.Length];
-                int n = Math.Min(source.Length, Length - at);
-                source.AsSpan(0, n).CopyTo(buffer.AsSpan(at));
-                at += n;
-            }
+            var buffer = BlockSizeBenchmarks.TableContent(Length);
             foreach (int blockSize in new[] { 64 << 10, 1 << 20, 4 << 20 })
             {
                 var two = new Lz4FastCodec(new Lz4FastOptions { MaxDegreeOfParallelism = 2, MinimumParallelLength = 1, BlockSize = blockSize, ContentChecksum = true });

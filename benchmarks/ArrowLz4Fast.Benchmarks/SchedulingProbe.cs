@@ -63,17 +63,9 @@ namespace ArrowLz4Fast.Benchmarks
 
         private static void Buffers(int roundsOption)
         {
-            byte[][] table = BlockSizeBenchmarks.TableBuffers.Value;
             foreach ((int blockSize, int length) in new[] { (64 << 10, 1 << 20), (64 << 10, 8 << 20), (1 << 20, 2 << 20), (1 << 20, 8 << 20) })
             {
-                var buffer = new byte[length];
-                for (int at = 0, i = 0; at < length; i++)
-                {
-                    byte[] source = table[i % table.Length];
-                    int n = Math.Min(source.Length, length - at);
-                    source.AsSpan(0, n).CopyTo(buffer.AsSpan(at));
-                    at += n;
-                }
+                var buffer = BlockSizeBenchmarks.TableContent(length);
                 var one = new Lz4FastCodec(new Lz4FastOptions { MaxDegreeOfParallelism = 1, BlockSize = blockSize });
                 var two = new Lz4FastCodec(new Lz4FastOptions { MaxDegreeOfParallelism = 2, MinimumParallelLength = 1, BlockSize = blockSize });
                 var frame = new byte[length];
@@ -148,15 +140,7 @@ namespace ArrowLz4Fast.Benchmarks
         private static void Load(int rounds, int callers)
         {
             const int Length = 8 << 20;
-            byte[][] table = BlockSizeBenchmarks.TableBuffers.Value;
-            var buffer = new byte[Length];
-            for (int at = 0, i = 0; at < Length; i++)
-            {
-                byte[] source = table[i % table.Length];
-                int n = Math.Min(source.Length, Length - at);
-                source.AsSpan(0, n).CopyTo(buffer.AsSpan(at));
-                at += n;
-            }
+            var buffer = BlockSizeBenchmarks.TableContent(Length);
             var one = new Lz4FastCodec(new Lz4FastOptions { MaxDegreeOfParallelism = 1 });
             var two = new Lz4FastCodec(new Lz4FastOptions { MaxDegreeOfParallelism = 2 });
             var frame = new byte[Length];

@@ -122,6 +122,24 @@ namespace ArrowLz4Fast.Benchmarks
             return inputs.Destinations.Where(d => d.Length > 0).ToArray();
         });
 
+        /// <summary>
+        /// <paramref name="length"/> bytes of the table's content (its buffers one after another, repeated as needed):
+        /// the one buffer the parallel benchmarks and probes decode and encode.
+        /// </summary>
+        internal static byte[] TableContent(int length)
+        {
+            byte[][] table = TableBuffers.Value;
+            var buffer = new byte[length];
+            for (int at = 0, i = 0; at < length; i++)
+            {
+                byte[] source = table[i % table.Length];
+                int n = Math.Min(source.Length, length - at);
+                source.AsSpan(0, n).CopyTo(buffer.AsSpan(at));
+                at += n;
+            }
+            return buffer;
+        }
+
         /// <summary>Bytes the table's buffers take in the body at this block size: frames plus the raw-stored ones.</summary>
         public static long Output(int blockSize)
         {
