@@ -1,3 +1,4 @@
+using System.Linq;
 using System.IO;
 using System.Threading.Tasks;
 using Apache.Arrow.Ipc;
@@ -22,8 +23,15 @@ namespace ArrowLz4Fast.Benchmarks
         private readonly MemoryAllocator _slab = Allocators.Create(Allocators.Slab);
         private byte[] _bytes = null!;
 
-        [Params("pyarrow/tiny_batches", "java/wide", "rust/strings", "pyarrow/numeric", "dotnet/orders")]
+        [ParamsSource(nameof(StreamNames))]
         public string Stream { get; set; } = "pyarrow/tiny_batches";
+
+        private static readonly string[] Wanted = { "pyarrow/tiny_batches", "java/wide", "rust/strings", "pyarrow/numeric", "dotnet/orders" };
+
+        /// <summary>Small, wide, string and synthetic streams, and pyarrow's numeric stream when ../shared/corpus is there.</summary>
+        public static string[] StreamNames() =>
+            Wanted.Where(name => System.Array.IndexOf(ProducerStreams.CorpusStreams(), name) >= 0)
+                .ToArray();
 
         [GlobalSetup]
         public void Setup() => _bytes = ProducerStreams.LoadStream(Stream);
