@@ -381,6 +381,9 @@ namespace ArrowLz4Fast.Benchmarks
 
         public CodecInputs Inputs { get; }
 
+        /// <summary>The decoded buffers TryCompress compresses.</summary>
+        public byte[][] Buffers => _buffers;
+
         /// <summary>The codec with the default options on one core.</summary>
         public Lz4FastCodec One { get; }
 

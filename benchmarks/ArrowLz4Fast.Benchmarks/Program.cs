@@ -42,6 +42,12 @@ namespace ArrowLz4Fast.Benchmarks
                 return LargeStreamRun.Child(args);
             if (args.Contains(ParallelPathCount.Switch))
                 return ParallelPathCount.Run(args);
+            if (args.Contains(SpinProbe.Switch))
+                return SpinProbe.Run();
+            if (args.Contains(WriterProbe.Switch))
+                return WriterProbe.Run();
+            if (args.Contains(EncodeProbe.Switch))
+                return EncodeProbe.Run(args);
             if (args.Contains(SchedulingProbe.Switch))
                 return SchedulingProbe.Run(args);
             if (args.Contains(ParallelProbe.Switch))

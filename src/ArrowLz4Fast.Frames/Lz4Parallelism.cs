@@ -10,8 +10,11 @@ namespace ArrowLz4Fast.Frames
     /// </summary>
     public readonly struct Lz4Parallelism : IEquatable<Lz4Parallelism>
     {
-        /// <summary>The smallest buffer that goes parallel when none is given: 1 MiB (see README, "Parallel decode and encode").</summary>
-        public const int DefaultMinimumLength = 1024 * 1024;
+        /// <summary>
+        /// The smallest buffer that goes parallel when none is given: 256 KiB, so that a buffer of two default 256 KiB
+        /// blocks or more does (see README, "Parallel decode and encode", for the measurements).
+        /// </summary>
+        public const int DefaultMinimumLength = 256 * 1024;
 
         private readonly int _maxDegree;
         private readonly int _minimumLength;

@@ -29,7 +29,7 @@ namespace ArrowLz4Fast
 
         /// <summary>
         /// Buffers shorter than this (decoded length for reading, source length for writing) stay on one thread:
-        /// default 1 MiB, below which handing blocks to other threads does not pay (see README).
+        /// default 256 KiB (with the default 256 KiB blocks, every buffer of two blocks or more goes parallel; see README).
         /// </summary>
         /// <exception cref="ArgumentOutOfRangeException">Below 1.</exception>
         public int MinimumParallelLength

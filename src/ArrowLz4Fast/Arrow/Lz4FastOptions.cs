@@ -19,7 +19,7 @@ namespace ArrowLz4Fast
         public bool VerifyChecksums { get; set; } = true;
 
         /// <summary>
-        /// Block maximum of the frames the writer produces: 65536, 262144, 1048576 (default) or 4194304 bytes.
+        /// Block maximum of the frames the writer produces: 65536, 262144 (default), 1048576 or 4194304 bytes.
         /// </summary>
         /// <exception cref="ArgumentOutOfRangeException">Any other value.</exception>
         public int BlockSize
