@@ -146,7 +146,7 @@ namespace ArrowLz4Fast.Benchmarks
         [Params(256 << 10, 1 << 20, 8 << 20)]
         public int Length { get; set; }
 
-        [Params(64 << 10, 1 << 20)]
+        [Params(64 << 10, 256 << 10, 1 << 20)]
         public int BlockSize { get; set; }
 
         [GlobalSetup]
@@ -178,6 +178,8 @@ namespace ArrowLz4Fast.Benchmarks
     /// <summary>
     /// Writing the order-lines table with ArrowStreamWriter: the official codec against ArrowLz4Fast on one and on
     /// two cores (target: 2 cores at least 1.8x the official codec), with Arrow's native allocator and the package's.
+    /// ArrowLz4Fast_2Cores_1MiBBlocks is the earlier default block size, which left most of the table's buffers (256 KiB
+    /// to 1 MiB) one block each and so on one core.
     /// </summary>
     [MemoryDiagnoser]
     [Config(typeof(OutputSizeConfig))]
@@ -188,6 +190,7 @@ namespace ArrowLz4Fast.Benchmarks
         private MemoryAllocator _allocator = null!;
         private readonly ICompressionCodecFactory _one = new Lz4FastCodecFactory(new Lz4FastOptions { MaxDegreeOfParallelism = 1 });
         private readonly ICompressionCodecFactory _two = new Lz4FastCodecFactory(new Lz4FastOptions { MaxDegreeOfParallelism = 2 });
+        private readonly ICompressionCodecFactory _twoLargeBlocks = new Lz4FastCodecFactory(new Lz4FastOptions { MaxDegreeOfParallelism = 2, BlockSize = 1 << 20, MinimumParallelLength = 1 << 20 });
 
         [Params(Allocators.Native, Allocators.Slab)]
         public string Allocator { get; set; } = Allocators.Slab;
@@ -208,6 +211,9 @@ namespace ArrowLz4Fast.Benchmarks
 
         [Benchmark]
         public long ArrowLz4Fast_2Cores() => Write(_two);
+
+        [Benchmark]
+        public long ArrowLz4Fast_2Cores_1MiBBlocks() => Write(_twoLargeBlocks);
 
         private long Write(ICompressionCodecFactory factory)
         {
