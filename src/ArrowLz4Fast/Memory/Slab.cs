@@ -40,14 +40,18 @@ namespace ArrowLz4Fast.Memory
         private readonly NativeSlabMemory _memory;
         private long _state;
 
-        public Slab(long size, int dedicatedClass)
+        public Slab(SlabMemoryAllocator allocator, long size, int dedicatedClass)
         {
+            Allocator = allocator;
             _memory = new NativeSlabMemory(size);
             Size = size;
             DedicatedClass = dedicatedClass;
             Address = _memory.Address;
             CleanFrom = _memory.IsZeroed ? 0 : size;
         }
+
+        /// <summary>The allocator the slab belongs to, which takes its blocks back.</summary>
+        public SlabMemoryAllocator Allocator { get; }
 
         /// <summary>First byte of the slab, 64-byte aligned.</summary>
         public nint Address { get; }

@@ -200,7 +200,7 @@ namespace ArrowLz4Fast.Memory
             SlabMemoryOwner? owner = null;
             try
             {
-                owner = new SlabMemoryOwner(this, block, blockClass, length, clearLength);
+                owner = new SlabMemoryOwner(block, blockClass, length, clearLength);
                 OwnerGroup.Track(owner);
                 return owner;
             }
@@ -352,7 +352,7 @@ namespace ArrowLz4Fast.Memory
                 {
                     // A shared slab whose blocks are all free is carved anew before another is taken from the OS: its
                     // free blocks are of classes no longer asked for, or they would not all be free now.
-                    slab = RecycleFreeSharedSlab() ?? AddSlab(new Slab(SharedSlabSize, dedicatedClass: -1));
+                    slab = RecycleFreeSharedSlab() ?? AddSlab(new Slab(this, SharedSlabSize, dedicatedClass: -1));
                     _current = slab;
                 }
 
@@ -382,7 +382,7 @@ namespace ArrowLz4Fast.Memory
         /// <summary>A block larger than shared slabs take: a slab of its own, taken outside the lock.</summary>
         private FreeBlock CreateDedicated(int classIndex)
         {
-            var slab = new Slab(SizeClasses.SizeOf(classIndex), classIndex);
+            var slab = new Slab(this, SizeClasses.SizeOf(classIndex), classIndex);
             slab.AcquireCarved(slab.Size);
             lock (_slabLock)
                 AddSlab(slab);

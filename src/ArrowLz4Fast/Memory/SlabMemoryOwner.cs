@@ -28,29 +28,29 @@ namespace ArrowLz4Fast.Memory
         /// <summary>Buffers up to this many bytes are zeroed when handed out, not when first reached.</summary>
         internal const int EagerClearLimit = 512;
 
-        private readonly SlabMemoryAllocator _allocator;
+        // Kept small (64 bytes with the object header): a read of small batches allocates one owner per buffer. The
+        // allocator is the slab's, and the generation is read from the slab on return: while the block is counted in
+        // use the slab cannot move to another generation.
         private readonly nint _address;
         private readonly int _length;
-        private readonly int _classIndex;
-        private readonly int _generation;
         private readonly int _dirty;
         private readonly int _clearLength;
+        private readonly byte _classIndex;
 
         /// <summary>The block's slab; null once the block has been returned.</summary>
         private Slab? _slab;
 
         /// <summary>The group that returns the block if this owner is dropped undisposed; it lives while this owner does.</summary>
         private OwnerGroup? _group;
-        private int _slot;
+        private byte _slot;
         private int _pins;
         private int _clearState;
 
-        /// <param name="allocator">Takes the block back.</param>
         /// <param name="block">The block.</param>
         /// <param name="classIndex">The block's size class.</param>
         /// <param name="length">The buffer's length.</param>
         /// <param name="clearLength">Bytes to zero before the memory is first reached; 0 for none.</param>
-        public SlabMemoryOwner(SlabMemoryAllocator allocator, in FreeBlock block, int classIndex, int length, int clearLength)
+        public SlabMemoryOwner(in FreeBlock block, int classIndex, int length, int clearLength)
         {
             if (clearLength > 0 && clearLength <= EagerClearLimit)
             {
@@ -61,11 +61,9 @@ namespace ArrowLz4Fast.Memory
             }
             _clearLength = clearLength;
             _clearState = clearLength > 0 ? ClearPending : Clean;
-            _allocator = allocator;
             _slab = block.Slab;
             _address = block.Address;
-            _generation = block.Generation;
-            _classIndex = classIndex;
+            _classIndex = (byte)classIndex;
             _length = length;
             // What this owner may write joins what earlier owners may have left.
             _dirty = Math.Max(block.Dirty, length);
@@ -74,7 +72,7 @@ namespace ArrowLz4Fast.Memory
         internal void JoinGroup(OwnerGroup group, int slot)
         {
             _group = group;
-            _slot = slot;
+            _slot = (byte)slot;
         }
 
         /// <summary>The group tracking this owner, for tests.</summary>
@@ -157,7 +155,7 @@ namespace ArrowLz4Fast.Memory
                 return;
             if (disposing)
                 _group?.Remove(_slot);
-            _allocator.Return(new FreeBlock(slab, _address, _generation, _dirty), _classIndex);
+            slab.Allocator.Return(new FreeBlock(slab, _address, slab.Generation, _dirty), _classIndex);
         }
 
         private static void ThrowDisposed() => throw new ObjectDisposedException(nameof(SlabMemoryOwner));
