@@ -91,69 +91,6 @@ namespace ArrowLz4Fast.Tests
         }
 
         /// <summary>
-        /// The codec writes a buffer of one to two blocks (block size up to twice it) in blocks a quarter the size, so
-        /// that it splits across cores, and every other buffer in the configured size; the frame is the same whatever
-        /// the degree and the parallel minimum, and decodes to the buffer with K4os's frame decoder and with ours.
-        /// </summary>
-        [Theory]
-        [InlineData(256 * 1024, 64 * 1024)]
-        [InlineData(1024 * 1024, 256 * 1024)]
-        [InlineData(4 * 1024 * 1024, 1024 * 1024)]
-        [InlineData(64 * 1024, 64 * 1024)]
-        public void The_codec_writes_buffers_of_one_to_two_blocks_in_quarter_blocks_on_any_number_of_cores(int blockSize, int quarter)
-        {
-            var codecs = new[]
-            {
-                new Lz4FastCodec(new Lz4FastOptions { BlockSize = blockSize, MaxDegreeOfParallelism = 1 }),
-                new Lz4FastCodec(new Lz4FastOptions { BlockSize = blockSize, MaxDegreeOfParallelism = 2 }),
-                new Lz4FastCodec(new Lz4FastOptions { BlockSize = blockSize, MaxDegreeOfParallelism = 4, MinimumParallelLength = 1 }),
-                new Lz4FastCodec(new Lz4FastOptions { BlockSize = blockSize, MaxDegreeOfParallelism = 2, MinimumParallelLength = int.MaxValue }),
-            };
-            foreach (int length in new[] { blockSize / 2, blockSize - 1, blockSize, blockSize + 4, 2 * blockSize - 1, 2 * blockSize, 2 * blockSize + 100 })
-            {
-                byte[] payload = Payload("int64", length, length);
-                int expectedMaximum = length >= blockSize && length < 2 * blockSize ? quarter : blockSize;
-                byte[]? first = null;
-                foreach (Lz4FastCodec codec in codecs)
-                {
-                    var frame = new byte[length];
-                    Assert.True(codec.TryCompress(payload, frame, out int written), $"{length}");
-                    byte[] bytes = frame.AsSpan(0, written).ToArray();
-                    if (first is null)
-                        first = bytes;
-                    else
-                        Assert.True(first.AsSpan().SequenceEqual(bytes), $"{length}: the frame differs between codecs");
-
-                    var stream = new System.IO.MemoryStream();
-                    codec.Compress(payload, stream);
-                    Assert.True(first.AsSpan().SequenceEqual(stream.ToArray()), $"{length}: Compress(Stream) wrote other bytes than TryCompress");
-                }
-
-                var reader = new Lz4FrameReader(first!);
-                Assert.True(reader.Read());
-                Assert.Equal(Lz4FrameTokenType.FrameHeader, reader.TokenType);
-                Assert.Equal(expectedMaximum, reader.Frame.BlockMaximumSize);
-                int blocks = 0;
-                while (reader.Read())
-                {
-                    if (reader.TokenType == Lz4FrameTokenType.Block)
-                        blocks++;
-                }
-                Assert.Equal((length + expectedMaximum - 1) / expectedMaximum, blocks);
-
-                var decoded = new byte[length];
-                Assert.Equal(length, codecs[1].Decompress(first, decoded));
-                Assert.True(payload.AsSpan().SequenceEqual(decoded), $"{length}: our decoder");
-                using var k4os = K4os.Compression.LZ4.Streams.LZ4Frame.Decode(first.AsMemory());
-                var viaK4os = new byte[length];
-                Assert.Equal(length, k4os.ReadManyBytes(viaK4os));
-                Assert.True(payload.AsSpan().SequenceEqual(viaK4os), $"{length}: K4os");
-            }
-            foreach (Lz4FastCodec codec in codecs)
-                codec.Dispose();
-        }
-
-        /// <summary>
         /// Encodes sequentially and in parallel (both placement modes, 2 and 8 threads) into destinations of many lengths:
         /// the worst case, the source length (Arrow's writer), the exact frame length, and lengths that cut the frame in
         /// its last blocks, its middle and its header.

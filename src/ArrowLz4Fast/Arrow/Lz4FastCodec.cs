@@ -28,9 +28,6 @@ namespace ArrowLz4Fast
 
         private readonly Lz4FrameDecoderOptions _decoderOptions;
         private readonly Lz4FrameEncoderOptions _encoderOptions;
-
-        /// <summary>The same settings with blocks a quarter the size, for buffers of one to two blocks (see <see cref="EncoderOptionsFor"/>).</summary>
-        private readonly Lz4FrameEncoderOptions _quarterBlockOptions;
         private readonly bool _useK4os;
 
         /// <summary>Creates a codec.</summary>
@@ -44,28 +41,11 @@ namespace ArrowLz4Fast
                 _ = new Lz4FrameEncoderOptions(level: compressionLevel.Value);
             _decoderOptions = options.DecoderOptions;
             _encoderOptions = options.EncoderOptions(compressionLevel);
-            _quarterBlockOptions = _encoderOptions.BlockSize > MinimumBlockSize
-                ? options.EncoderOptions(compressionLevel, _encoderOptions.BlockSize / 4)
-                : _encoderOptions;
             _useK4os = options.UseK4osDecoder;
         }
 
         // The frame settings this codec writes with (tests read them).
         internal Lz4FrameEncoderOptions EncoderOptions => _encoderOptions;
-
-        private const int MinimumBlockSize = 64 * 1024;
-
-        /// <summary>
-        /// The frame settings for a buffer of <paramref name="length"/> bytes. A buffer of one to two blocks (from the
-        /// block size up to twice it) would be one full block and a tail, which no number of cores can share: a 64-bit
-        /// column of 32,768 rows or a 32-bit column of 65,536 at the default 256 KiB. It is written in blocks a quarter
-        /// the size (not below 64 KiB), so that its blocks are compressed, and later decoded, on several cores. That
-        /// costs a little compression on those buffers only (64 KiB blocks compress about 3 % worse than 256 KiB ones),
-        /// and it depends on the length and the options alone, never on the number of cores, so the bytes written are
-        /// the same on every machine.
-        /// </summary>
-        internal Lz4FrameEncoderOptions EncoderOptionsFor(int length) =>
-            length >= _encoderOptions.BlockSize && length < 2L * _encoderOptions.BlockSize ? _quarterBlockOptions : _encoderOptions;
 
         /// <summary>Decodes one Arrow LZ4_FRAME buffer (the bytes after the 8-byte length prefix) into <paramref name="destination"/>.</summary>
         /// <param name="source">The LZ4 frame.</param>
@@ -206,15 +186,14 @@ namespace ArrowLz4Fast
         public void Compress(ReadOnlyMemory<byte> source, Stream destination)
         {
             if (destination is null) throw new ArgumentNullException(nameof(destination));
-            Lz4FrameEncoderOptions options = EncoderOptionsFor(source.Length);
-            long max = Lz4FrameEncoder.GetMaxEncodedLength(source.Length, options);
+            long max = Lz4FrameEncoder.GetMaxEncodedLength(source.Length, _encoderOptions);
             if (max > MaxArrayLength)
                 throw new ArgumentOutOfRangeException(nameof(source), source.Length, "The buffer is too large to compress into one frame.");
 
             byte[] frame = ArrayPool<byte>.Shared.Rent((int)max);
             try
             {
-                if (!Lz4FrameEncoder.TryEncode(source.Span, frame, out int written, options))
+                if (!Lz4FrameEncoder.TryEncode(source.Span, frame, out int written, _encoderOptions))
                     throw new InvalidOperationException("An LZ4 frame did not fit in its worst-case length.");
                 ArrowLz4FastMetrics.RecordCompress(compressed: true);
                 destination.Write(frame, 0, written);
@@ -236,7 +215,7 @@ namespace ArrowLz4Fast
         /// <returns><see langword="false"/> when the frame does not fit in <paramref name="destination"/>.</returns>
         public bool TryCompress(ReadOnlyMemory<byte> source, Memory<byte> destination, out int bytesWritten)
         {
-            bool fits = Lz4FrameEncoder.TryEncode(source.Span, destination.Span, out bytesWritten, EncoderOptionsFor(source.Length));
+            bool fits = Lz4FrameEncoder.TryEncode(source.Span, destination.Span, out bytesWritten, _encoderOptions);
             ArrowLz4FastMetrics.RecordCompress(fits);
             return fits;
         }

@@ -19,10 +19,7 @@ namespace ArrowLz4Fast
         public bool VerifyChecksums { get; set; } = true;
 
         /// <summary>
-        /// Block maximum of the frames the writer produces: 65536, 262144 (default), 1048576 or 4194304 bytes. A buffer
-        /// of one to two blocks (from this size up to twice it) is written in blocks a quarter this size (not below
-        /// 65536), so that it is compressed and decoded on several cores instead of as one block and a tail; what is
-        /// written never depends on the number of cores.
+        /// Block maximum of the frames the writer produces: 65536, 262144 (default), 1048576 or 4194304 bytes.
         /// </summary>
         /// <exception cref="ArgumentOutOfRangeException">Any other value.</exception>
         public int BlockSize
@@ -72,8 +69,8 @@ namespace ArrowLz4Fast
 
         internal Lz4FrameDecoderOptions DecoderOptions => new(VerifyChecksums, Parallelism);
 
-        internal Lz4FrameEncoderOptions EncoderOptions(int? level, int? blockSize = null) =>
-            new(blockSize ?? BlockSize, level ?? CompressionLevel, ContentChecksum, BlockChecksum, ContentSize, Parallelism);
+        internal Lz4FrameEncoderOptions EncoderOptions(int? level) =>
+            new(BlockSize, level ?? CompressionLevel, ContentChecksum, BlockChecksum, ContentSize, Parallelism);
 
         internal Lz4FastOptions Clone() => (Lz4FastOptions)MemberwiseClone();
     }
