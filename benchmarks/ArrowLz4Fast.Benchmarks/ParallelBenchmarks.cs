@@ -63,7 +63,7 @@ namespace ArrowLz4Fast.Benchmarks
     /// Codec level, one core against two: every Decompress call of a real read of one producer's streams (as in
     /// CodecBenchmarks), and TryCompress of the same Arrow buffers into destinations of their own length (what
     /// ArrowStreamWriter offers), with the default options but the degree of parallelism. Frames with independent
-    /// blocks decode in parallel from the default minimum (1 MiB) up; linked frames (pyarrow, Arrow .NET's official
+    /// blocks decode in parallel from the default minimum (256 KiB) up; linked frames (pyarrow, Arrow .NET's official
     /// writer) stay sequential, so their rows show what checking costs. Decode_2Cores_HashAfter hashes the content
     /// checksum after the blocks instead of behind them; Encode_2Cores_Scratch compresses into pooled scratch and copies
     /// instead of into worst-case slots in the destination and compacting (the shipped placement).
@@ -228,7 +228,7 @@ namespace ArrowLz4Fast.Benchmarks
     /// against two. "as-written" reads the producer's own stream (pyarrow links its blocks, so it stays sequential;
     /// Java's and arrow-rs's 2 MB buffers are single-block frames); "arrowlz4fast-1m" and "go-like-64k" read the
     /// same batches as written with independent 1 MiB and 64 KiB blocks. The write rows write the batches with
-    /// ArrowLz4Fast's default 1 MiB blocks.
+    /// ArrowLz4Fast's default 256 KiB blocks.
     /// </summary>
     [MemoryDiagnoser]
     public class ParallelStreamBenchmarks

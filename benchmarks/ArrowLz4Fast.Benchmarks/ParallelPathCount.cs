@@ -7,7 +7,7 @@ namespace ArrowLz4Fast.Benchmarks
 {
     /// <summary>
     /// <c>--parallel-count</c>: for every producer of <see cref="ParallelCodecBenchmarks"/>, how many of its real buffers
-    /// take the parallel path with the default options (MinimumParallelLength 1 MiB) at 2 cores: every Decompress call
+    /// take the parallel path with the default options (MinimumParallelLength and BlockSize 256 KiB) at 2 cores: every Decompress call
     /// of a read of its streams and every TryCompress of the decoded buffers into a destination of their own length (as
     /// ArrowStreamWriter offers), counted by the parallel decoder's and encoder's own counters. Deterministic (no timing):
     /// for a producer with 0 and 0, the parallel setting can only cost the pre-checks on each call.
@@ -19,7 +19,7 @@ namespace ArrowLz4Fast.Benchmarks
         public static int Run(string[] args)
         {
             var codec = new Lz4FastCodec(new Lz4FastOptions { MaxDegreeOfParallelism = 2 });
-            Console.WriteLine("| producer | Decompress calls | of >= 1 MiB | parallel decode | TryCompress calls | of >= 1 MiB | parallel encode |");
+            Console.WriteLine("| producer | Decompress calls | of >= 256 KiB | parallel decode | TryCompress calls | of >= 256 KiB | parallel encode |");
             Console.WriteLine("|---|---:|---:|---:|---:|---:|---:|");
             foreach (string producer in ParallelInputs.Producers())
             {
@@ -41,7 +41,7 @@ namespace ArrowLz4Fast.Benchmarks
                 if (Array.IndexOf(args, "--time") >= 0)
                     Time(inputs, buffers);
                 if (Array.IndexOf(args, "--sizes") >= 0)
-                    Console.WriteLine("//   buffers >= 1 MiB: " + string.Join(", ", buffers.Where(b => b.Length >= Lz4Parallelism.DefaultMinimumLength).Select(b => b.Length.ToString(System.Globalization.CultureInfo.InvariantCulture))));
+                    Console.WriteLine("//   buffers >= 256 KiB: " + string.Join(", ", buffers.Where(b => b.Length >= Lz4Parallelism.DefaultMinimumLength).Select(b => b.Length.ToString(System.Globalization.CultureInfo.InvariantCulture))));
             }
             return 0;
         }

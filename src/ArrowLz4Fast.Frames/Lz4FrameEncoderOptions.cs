@@ -9,7 +9,7 @@ namespace ArrowLz4Fast.Frames
     /// </summary>
     public readonly struct Lz4FrameEncoderOptions
     {
-        // The block maximum used when none is given: 256 KiB. Sequentially it compresses and decodes within 1 % of 1 MiB
+        // The block maximum used when none is given: 256 KiB. Sequentially it compresses and decodes within 2 % of 1 MiB
         // blocks at the same ratio, and it splits every buffer over 256 KiB into blocks that can be compressed and
         // decoded on several cores; 1 MiB blocks left most of a typical batch's buffers (256 KiB to 1 MiB) one block
         // each (README, "Block size" and "Parallel decode and encode", has the measurements).
