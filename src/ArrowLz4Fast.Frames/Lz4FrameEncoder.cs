@@ -25,7 +25,8 @@ namespace ArrowLz4Fast.Frames
         public static long GetMaxEncodedLength(int sourceLength, Lz4FrameEncoderOptions options = default)
         {
             if (sourceLength < 0) throw new ArgumentOutOfRangeException(nameof(sourceLength));
-            long blocks = (sourceLength + (long)options.BlockSize - 1) / options.BlockSize;
+            int stride = BlockStride(sourceLength, options);
+            long blocks = (sourceLength + (long)stride - 1) / stride;
             long perBlock = Lz4FrameConstants.BlockHeaderLength + (options.BlockChecksum ? Lz4FrameConstants.ChecksumLength : 0);
             return Lz4FrameConstants.MinimumHeaderLength + (options.ContentSize ? 8 : 0) + sourceLength + blocks * perBlock
                 + Lz4FrameConstants.EndMarkLength + (options.ContentChecksum ? Lz4FrameConstants.ChecksumLength : 0);
@@ -59,17 +60,34 @@ namespace ArrowLz4Fast.Frames
                 BinaryPrimitives.WriteUInt64LittleEndian(destination.Slice(6), (ulong)source.Length);
             destination[4 + descriptorLength] = (byte)(XXH32.DigestOf(destination.Slice(4, descriptorLength)) >> 8);
 
-            int blockSize = options.BlockSize;
+            int stride = BlockStride(source.Length, options);
             int position = headerLength;
             XXH32.State contentHash = default;
             if (options.ContentChecksum)
                 XXH32.Reset(ref contentHash);
-            if (options.Parallelism.IsParallel && source.Length >= options.Parallelism.MinimumLength && source.Length > blockSize)
-                return Lz4ParallelEncoder.TryEncodeBlocks(source, destination, headerLength, out bytesWritten, options);
-            if (!EncodeBlocks(source, destination, 0, ref position, ref contentHash, options))
+            if (options.Parallelism.IsParallel && source.Length >= options.Parallelism.MinimumLength && source.Length > stride)
+                return Lz4ParallelEncoder.TryEncodeBlocks(source, destination, headerLength, stride, out bytesWritten, options);
+            if (!EncodeBlocks(source, destination, 0, stride, ref position, ref contentHash, options))
                 return false;
 
             return TryWriteEnd(destination, position, options, ref contentHash, out bytesWritten);
+        }
+
+        /// <summary>
+        /// The length of every block but the last for a source of <paramref name="sourceLength"/> bytes: the block
+        /// maximum, except that a source of one block that is at least <see cref="Lz4Parallelism.DefaultMinimumLength"/>
+        /// long (a 32-bit column of 65,536 rows at the default 256 KiB) is cut into two halves (the first rounded up to
+        /// 64 bytes), so that two cores can compress it instead of one. LZ4 matches reach back only 64 KiB, so the
+        /// halves compress within 0.02 % of one block (the order-lines table: 21,656,428 against 21,660,106 bytes);
+        /// a frame's blocks may be shorter than its maximum, so every reader decodes it. The rule depends on the length
+        /// and the block maximum only, never on the parallelism, so the bytes are the same on every machine.
+        /// </summary>
+        internal static int BlockStride(int sourceLength, Lz4FrameEncoderOptions options)
+        {
+            int blockSize = options.BlockSize;
+            return sourceLength <= blockSize && sourceLength >= Lz4Parallelism.DefaultMinimumLength
+                ? (int)(((sourceLength + 1L) / 2 + 63) & ~63L)
+                : blockSize;
         }
 
         /// <summary>
@@ -81,12 +99,12 @@ namespace ArrowLz4Fast.Frames
             ReadOnlySpan<byte> source,
             Span<byte> destination,
             int first,
+            int blockSize,
             ref int position,
             ref XXH32.State contentHash,
             Lz4FrameEncoderOptions options)
         {
             var level = (LZ4Level)options.Level;
-            int blockSize = options.BlockSize;
             int checksumLength = options.BlockChecksum ? Lz4FrameConstants.ChecksumLength : 0;
             for (long offset = first * (long)blockSize; offset < source.Length; offset += blockSize)
             {

@@ -21,7 +21,11 @@ namespace ArrowLz4Fast.Frames
         private readonly int _blockSizeId;
 
         /// <summary>Creates encoder settings.</summary>
-        /// <param name="blockSize">Block maximum in bytes: 65536, 262144, 1048576 or 4194304.</param>
+        /// <param name="blockSize">
+        /// Block maximum in bytes: 65536, 262144, 1048576 or 4194304. A source of one block that is at least
+        /// <see cref="Lz4Parallelism.DefaultMinimumLength"/> bytes long is written as two half blocks, so that two cores
+        /// can compress it (whatever the parallelism: the bytes never depend on it).
+        /// </param>
         /// <param name="level">
         /// Compression level 0 to 12 as in liblz4 and K4os <see cref="LZ4Level"/>: 0 to 2 fast, 3 to 9 HC, 10 to 12 optimal.
         /// </param>

@@ -68,11 +68,11 @@ namespace ArrowLz4Fast.Frames
             ReadOnlySpan<byte> source,
             Span<byte> destination,
             int headerLength,
+            int blockSize,
             out int bytesWritten,
             Lz4FrameEncoderOptions options)
         {
             bytesWritten = 0;
-            int blockSize = options.BlockSize;
             int count = (int)((source.Length + (long)blockSize - 1) / blockSize);
             int checksumLength = options.BlockChecksum ? Lz4FrameConstants.ChecksumLength : 0;
             PlacementMode placement = Placement;
@@ -82,7 +82,7 @@ namespace ArrowLz4Fast.Frames
                 XXH32.State hash = default;
                 if (options.ContentChecksum)
                     XXH32.Reset(ref hash);
-                return Lz4FrameEncoder.EncodeBlocks(source, destination, 0, ref end, ref hash, options)
+                return Lz4FrameEncoder.EncodeBlocks(source, destination, 0, blockSize, ref end, ref hash, options)
                     && Lz4FrameEncoder.TryWriteEnd(destination, end, options, ref hash, out bytesWritten);
             }
 
@@ -135,7 +135,7 @@ namespace ArrowLz4Fast.Frames
                 int position = job._position;
                 XXH32.State contentHash = job._contentHash;
                 if (job._outcome == Sequential
-                    && !Lz4FrameEncoder.EncodeBlocks(source, destination, job._placed, ref position, ref contentHash, options))
+                    && !Lz4FrameEncoder.EncodeBlocks(source, destination, job._placed, blockSize, ref position, ref contentHash, options))
                 {
                     return false;
                 }

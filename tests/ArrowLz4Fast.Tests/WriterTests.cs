@@ -130,6 +130,77 @@ namespace ArrowLz4Fast.Tests
             return destination.Span.Slice(0, written).ToArray();
         }
 
+        public static IEnumerable<object[]> OneBlockCases()
+        {
+            foreach (int blockSize in BlockSizes)
+            foreach (int length in new[] { 256 * 1024 - 1, 256 * 1024, 256 * 1024 + 4097, 1024 * 1024, 4 * 1024 * 1024 - 1 })
+            {
+                if (length <= blockSize)
+                    yield return new object[] { blockSize, length };
+            }
+        }
+
+        /// <summary>
+        /// A source of one block is one block below 256 KiB and two halves from 256 KiB up (the first rounded up to 64
+        /// bytes), so that two cores can compress it; the halves decode with K4os and ours, and the worst-case
+        /// length still fits incompressible data, whose halves are both stored raw.
+        /// </summary>
+        [Theory]
+        [MemberData(nameof(OneBlockCases))]
+        public void A_source_of_one_block_from_256_KiB_is_written_as_two_halves(int blockSize, int length)
+        {
+            foreach (bool incompressible in new[] { false, true })
+            {
+                byte[] payload = incompressible ? Random(length) : TestData.Mixed(length, length);
+                var options = new Lz4FrameEncoderOptions(blockSize, 0, contentChecksum: true);
+                byte[] frame = Encode(payload, options);
+                AssertFollowsSpec(frame, payload, options);
+
+                int first = (length + 1) / 2;
+                first = (first + 63) & ~63;
+                int[] expected = length >= 256 * 1024 ? new[] { first, length - first } : new[] { length };
+                Assert.Equal(expected, BlockContentLengths(frame, blockSize));
+
+                var ours = new byte[length];
+                Assert.True(Lz4FrameDecoder.TryDecode(frame, ours, out int decoded));
+                Assert.Equal(length, decoded);
+                Assert.Equal(payload, ours);
+                var k4os = new byte[length];
+                using (var decoder = LZ4Frame.Decode(frame.AsMemory()))
+                    Assert.Equal(length, decoder.ReadManyBytes(k4os));
+                Assert.Equal(payload, k4os);
+            }
+        }
+
+        [Lz4CliTheory]
+        [MemberData(nameof(OneBlockCases))]
+        public void A_source_of_one_block_written_as_two_halves_decodes_with_the_reference_lz4_cli(int blockSize, int length)
+        {
+            foreach (bool incompressible in new[] { false, true })
+            {
+                byte[] payload = incompressible ? Random(length) : TestData.Mixed(length, length);
+                Assert.Equal(payload, ReferenceCli.Decompress(Encode(payload, new Lz4FrameEncoderOptions(blockSize, 0, blockChecksum: true))));
+            }
+        }
+
+        /// <summary>What each block of a frame without dictionary decodes to, in order.</summary>
+        private static int[] BlockContentLengths(byte[] frame, int blockMax)
+        {
+            var lengths = new List<int>();
+            int position = 4 + 2 + 1;
+            bool blockChecksum = (frame[4] & 0x10) != 0;
+            while (true)
+            {
+                uint field = BinaryPrimitives.ReadUInt32LittleEndian(frame.AsSpan(position));
+                position += 4;
+                if (field == 0)
+                    return lengths.ToArray();
+                int size = (int)(field & 0x7FFFFFFF);
+                lengths.Add((field & 0x80000000) != 0 ? size : LZ4Codec.Decode(frame.AsSpan(position, size), new byte[blockMax]));
+                position += size + (blockChecksum ? 4 : 0);
+            }
+        }
+
         [Fact]
         public void A_frame_that_would_not_be_smaller_is_refused_so_Arrow_stores_the_buffer_raw()
         {

@@ -19,7 +19,9 @@ namespace ArrowLz4Fast
         public bool VerifyChecksums { get; set; } = true;
 
         /// <summary>
-        /// Block maximum of the frames the writer produces: 65536, 262144 (default), 1048576 or 4194304 bytes.
+        /// Block maximum of the frames the writer produces: 65536, 262144 (default), 1048576 or 4194304 bytes. A buffer
+        /// of one block that is at least 262144 bytes long is written as two half blocks, so that two cores can
+        /// compress it; what is written never depends on the number of cores.
         /// </summary>
         /// <exception cref="ArgumentOutOfRangeException">Any other value.</exception>
         public int BlockSize
