@@ -42,6 +42,8 @@ namespace ArrowLz4Fast.Benchmarks
                 return LargeStreamRun.Child(args);
             if (args.Contains(ParallelPathCount.Switch))
                 return ParallelPathCount.Run(args);
+            if (args.Contains(AllocatorProbe.Switch))
+                return AllocatorProbe.Run(args);
             if (args.Contains(SpinProbe.Switch))
                 return SpinProbe.Run();
             if (args.Contains(WriterProbe.Switch))
