@@ -6,7 +6,6 @@ using System.Linq;
 using Apache.Arrow.Ipc;
 using Apache.Arrow.Memory;
 using ArrowLz4Fast.Benchmarks.Harness;
-using ArrowLz4Fast.Memory;
 
 namespace ArrowLz4Fast.Benchmarks
 {
@@ -31,7 +30,7 @@ namespace ArrowLz4Fast.Benchmarks
             int loop = Array.IndexOf(args, "--loop");
             if (loop >= 0)
             {
-                MemoryAllocator only = Create(args[loop + 1]);
+                MemoryAllocator only = Allocators.Create(args[loop + 1]);
                 double seconds = double.Parse(args[loop + 2], CultureInfo.InvariantCulture);
                 long reads = 0;
                 var clock = Stopwatch.StartNew();
@@ -46,8 +45,8 @@ namespace ArrowLz4Fast.Benchmarks
 
             int roundsAt = Array.IndexOf(args, "--rounds");
             int rounds = roundsAt >= 0 ? int.Parse(args[roundsAt + 1], CultureInfo.InvariantCulture) : 15;
-            string[] names = { Allocators.Native, Allocators.ArrayPool, Allocators.Slab, "slab-noclear" };
-            MemoryAllocator[] allocators = names.Select(Create).ToArray();
+            string[] names = { Allocators.Native, Allocators.ArrayPool, Allocators.Slab, Allocators.SlabNoClear };
+            MemoryAllocator[] allocators = names.Select(Allocators.Create).ToArray();
             var times = new double[names.Length][];
             var allocated = new long[names.Length];
             for (int i = 0; i < names.Length; i++)
@@ -76,9 +75,5 @@ namespace ArrowLz4Fast.Benchmarks
             Console.WriteLine($"slab / arraypool per round: median {Median(ratios):0.000}, min {ratios.Min():0.000}, max {ratios.Max():0.000}");
             return 0;
         }
-
-        private static MemoryAllocator Create(string name) => name == "slab-noclear"
-            ? new SlabMemoryAllocator(new SlabMemoryAllocatorOptions { ClearBuffers = false })
-            : Allocators.Create(name);
     }
 }

@@ -327,24 +327,23 @@ namespace ArrowLz4Fast.Benchmarks
         [Benchmark]
         public long Writers_Parallel() => Write(_two);
 
-        private long Write(ICompressionCodecFactory factory)
+        private long Write(ICompressionCodecFactory factory) => Concurrently(i =>
+        {
+            MemoryStream output = _outputs[i];
+            output.SetLength(0);
+            SyntheticTable.WriteStream(_batches, factory, output, allocator: _slab);
+            return output.Length;
+        });
+
+        private long Read(ICompressionCodecFactory factory) =>
+            Concurrently(_ => ReplayBenchmarks.ReadAll(new MemoryStream(_bytes, writable: false), factory, _slab));
+
+        /// <summary>Runs <paramref name="work"/> on <see cref="Readers"/> threads at once; the sum of what they return.</summary>
+        private long Concurrently(Func<int, long> work)
         {
             long total = 0;
             System.Threading.Tasks.Parallel.For(0, Readers, new System.Threading.Tasks.ParallelOptions { MaxDegreeOfParallelism = Readers }, i =>
-            {
-                MemoryStream output = _outputs[i];
-                output.SetLength(0);
-                SyntheticTable.WriteStream(_batches, factory, output, allocator: _slab);
-                System.Threading.Interlocked.Add(ref total, output.Length);
-            });
-            return total;
-        }
-
-        private long Read(ICompressionCodecFactory factory)
-        {
-            long total = 0;
-            System.Threading.Tasks.Parallel.For(0, Readers, new System.Threading.Tasks.ParallelOptions { MaxDegreeOfParallelism = Readers }, _ =>
-                System.Threading.Interlocked.Add(ref total, ReplayBenchmarks.ReadAll(new MemoryStream(_bytes, writable: false), factory, _slab)));
+                System.Threading.Interlocked.Add(ref total, work(i)));
             return total;
         }
     }

@@ -2,7 +2,6 @@ using System.IO;
 using Apache.Arrow.Ipc;
 using Apache.Arrow.Memory;
 using ArrowLz4Fast.Benchmarks.Harness;
-using ArrowLz4Fast.Memory;
 using BenchmarkDotNet.Attributes;
 using BenchmarkDotNet.Configs;
 
@@ -26,7 +25,7 @@ namespace ArrowLz4Fast.Benchmarks
         private readonly MemoryAllocator _native = Allocators.Create(Allocators.Native);
         private readonly MemoryAllocator _arrayPool = Allocators.Create(Allocators.ArrayPool);
         private readonly MemoryAllocator _slab = Allocators.Create(Allocators.Slab);
-        private readonly MemoryAllocator _slabNoClear = new SlabMemoryAllocator(new SlabMemoryAllocatorOptions { ClearBuffers = false });
+        private readonly MemoryAllocator _slabNoClear = Allocators.Create(Allocators.SlabNoClear);
         private byte[] _bytes = null!;
         private ChunkedReadStream _chunked = null!;
 
