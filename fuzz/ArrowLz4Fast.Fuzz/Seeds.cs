@@ -58,6 +58,11 @@ namespace ArrowLz4Fast.Fuzz
             foreach (byte[] frame in CliFrames(log))
                 Add(frame);
             log($"seeds: {seeds.Count - before} frames written by the lz4 CLI");
+            before = seeds.Count;
+
+            foreach (byte[] frame in EncoderFrames())
+                Add(frame);
+            log($"seeds: {seeds.Count - before} frames of sources of one block that the package's encoder cut into equal pieces");
             return seeds;
         }
 
@@ -148,6 +153,24 @@ namespace ArrowLz4Fast.Fuzz
                 }
             }
             return frames;
+        }
+
+        /// <summary>
+        /// The package's own frames of a source of one block from 256 KiB up, which its encoder cuts into equal pieces
+        /// (blocks shorter than the maximum), so that a forced parallel run decodes them at the piece stride.
+        /// </summary>
+        private static IEnumerable<byte[]> EncoderFrames()
+        {
+            foreach ((string _, byte[] payload) in Payloads().Where(p => p.Item2.Length >= ArrowLz4Fast.Frames.Lz4Parallelism.DefaultMinimumLength))
+            {
+                foreach (bool checksums in new[] { false, true })
+                {
+                    var options = new ArrowLz4Fast.Frames.Lz4FrameEncoderOptions(1 << 20, 0, contentChecksum: checksums, blockChecksum: checksums, contentSize: !checksums);
+                    var frame = new byte[ArrowLz4Fast.Frames.Lz4FrameEncoder.GetMaxEncodedLength(payload.Length, options)];
+                    if (ArrowLz4Fast.Frames.Lz4FrameEncoder.TryEncode(payload, frame, out int written, options))
+                        yield return frame.AsSpan(0, written).ToArray();
+                }
+            }
         }
 
         private static IEnumerable<(string, byte[])> Payloads()

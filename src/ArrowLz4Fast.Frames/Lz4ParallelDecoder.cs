@@ -7,14 +7,21 @@ namespace ArrowLz4Fast.Frames
 {
     /// <summary>
     /// Decodes the blocks of an independent-block frame in parallel, straight into the destination. A frame does not
-    /// promise that every block but the last is full, so block <c>k</c> is placed at <c>k * blockMaximum</c> and its
-    /// decoded size is checked: the blocks up to the first one that is not exactly as assumed (short, corrupt, too
-    /// large for the space left, a bad block checksum, a structural defect) are kept, and decoding continues
+    /// promise that every block but the last is full, so block <c>k</c> is placed at <c>k * stride</c> and its
+    /// decoded size is checked: the blocks up to the first one that is not exactly as assumed (short, long, corrupt,
+    /// too large for its place, a bad block checksum, a structural defect) are kept, and decoding continues
     /// sequentially from that block, in <see cref="Lz4FrameDecoder"/>'s own loop. So the result is always exactly the
     /// sequential one: the same bytes, and the same exception (the lowest failing block's, thrown by the sequential
-    /// code itself). Every block is given the same output space as in the sequential path, because its position is
-    /// the sequential position whenever every block before it was full.
+    /// code itself).
     /// </summary>
+    /// <remarks>
+    /// The stride is the block maximum, as every producer fills its blocks, unless the frame has more blocks than the
+    /// content would fill at the maximum: then some block is short, and the frame is taken for equal pieces (the
+    /// content length over the block count, rounded up to 64 bytes), which is how <see cref="Lz4FrameEncoder"/> cuts a
+    /// source of one block so that it can be compressed, and so decoded, on several cores. A block is decoded into
+    /// its place only (the stride, or what is left of the destination), so blocks never write over each other; a block
+    /// the sequential path would have given more room and that does not fit there is left to the sequential path.
+    /// </remarks>
     internal sealed unsafe class Lz4ParallelDecoder : Lz4ParallelJob
     {
         /// <summary>For the benchmark: hash the content after all blocks are decoded instead of behind the decoding.</summary>
@@ -26,12 +33,16 @@ namespace ArrowLz4Fast.Frames
         /// </summary>
         internal static long ParallelCalls;
 
+        /// <summary>Blocks the parallel path decoded and kept, for calls made on this thread: lets a test see that no block fell back.</summary>
+        [ThreadStatic]
+        internal static long t_blocksKept;
+
         private Block[] _blocks = new Block[16];
         private byte* _source;
         private byte* _destination;
         private int _destinationLength;
         private int _frameOutput;
-        private int _blockMaximum;
+        private int _stride;
         private bool _verifyBlockChecksums;
         private bool _hashContent;
         private bool _hashBehind;
@@ -59,20 +70,35 @@ namespace ArrowLz4Fast.Frames
             int blockMaximum = frame.BlockMaximumSize;
             int checksumLength = frame.HasBlockChecksum ? Lz4FrameConstants.ChecksumLength : 0;
             int remaining = destination.Length - written;
-            // A block maximum that covers the rest of the destination leaves room for one block at most: no scan.
-            if (blockMaximum >= remaining)
-                return;
+            // The frame's content, when it says, can only be shorter than the destination (concatenated frames).
+            ulong? contentSize = frame.ContentSize;
+            long content = contentSize is ulong declared && declared < (ulong)remaining ? (long)declared : remaining;
 
-            // How many blocks could be placed at k * blockMaximum: a block placed at or past the end of the
-            // destination is only reachable if one before it was short, so it is left to the sequential loop.
+            // The blocks the frame's structure allows, up to its end mark.
             int position = reader.BytesConsumed;
-            int count = 0;
-            while (count < MaximumBlocks && count * (long)blockMaximum < remaining && TryNextBlock(source, position, blockMaximum, checksumLength, out int next))
+            int blocks = 0;
+            while (blocks < MaximumBlocks && TryNextBlock(source, position, blockMaximum, checksumLength, out int next))
             {
-                count++;
+                blocks++;
                 position = next;
             }
-            if (count < 2 || Math.Min(count * (long)blockMaximum, remaining) < parallelism.MinimumLength)
+            if (blocks < 2)
+                return;
+
+            // Full blocks, unless there are more blocks than full ones would take: then equal pieces (see remarks). A
+            // block placed at or past the end of the destination is only reachable if one before it was short, so it
+            // is left to the sequential loop.
+            long fullBlocks = (content + blockMaximum - 1) / blockMaximum;
+            int stride = blockMaximum;
+            if (blocks > fullBlocks)
+            {
+                long piece = ((content + blocks - 1) / blocks + 63) & ~63L;
+                if (piece > 0 && (blocks - 1) * piece < content)
+                    stride = (int)piece;
+            }
+            long placeable = (remaining + (long)stride - 1) / stride;
+            int count = (int)Math.Min(blocks, placeable);
+            if (count < 2 || Math.Min(count * (long)stride, remaining) < parallelism.MinimumLength)
                 return;
 
             Interlocked.Increment(ref ParallelCalls);
@@ -87,7 +113,7 @@ namespace ArrowLz4Fast.Frames
                     job._destination = destinationPointer;
                     job._destinationLength = destination.Length;
                     job._frameOutput = written;
-                    job._blockMaximum = blockMaximum;
+                    job._stride = stride;
                     job._hashContent = hashContent;
                     job._hashBehind = hashContent && !HashAfterDecoding;
                     job._contentHash = contentHash;
@@ -100,7 +126,8 @@ namespace ArrowLz4Fast.Frames
                 if (finished == 0)
                     return;
                 ref Block last = ref job._blocks[finished - 1];
-                written += (finished - 1) * blockMaximum + last.Decoded;
+                written += (finished - 1) * stride + last.Decoded;
+                t_blocksKept += finished;
                 contentHash = job._contentHash;
                 reader.ResumeBeforeBlock(last.End, finished);
             }
@@ -169,7 +196,7 @@ namespace ArrowLz4Fast.Frames
             if (_hashContent && !_hashBehind)
             {
                 for (int i = 0; i < _firstUnfinished; i++)
-                    XXH32.Update(ref _contentHash, new ReadOnlySpan<byte>(_destination + _frameOutput + (long)i * _blockMaximum, _blocks[i].Decoded));
+                    XXH32.Update(ref _contentHash, new ReadOnlySpan<byte>(_destination + _frameOutput + (long)i * _stride, _blocks[i].Decoded));
             }
         }
 
@@ -177,14 +204,14 @@ namespace ArrowLz4Fast.Frames
         private bool Accept(int index)
         {
             ref Block block = ref _blocks[index];
-            if (block.Decoded < 0 || (index < Count - 1 && block.Decoded != _blockMaximum))
+            if (block.Decoded < 0 || (index < Count - 1 && block.Decoded != _stride))
             {
                 _firstUnfinished = index;
                 Stop();
                 return false;
             }
             if (_hashBehind)
-                XXH32.Update(ref _contentHash, new ReadOnlySpan<byte>(_destination + _frameOutput + (long)index * _blockMaximum, block.Decoded));
+                XXH32.Update(ref _contentHash, new ReadOnlySpan<byte>(_destination + _frameOutput + (long)index * _stride, block.Decoded));
             _checked = index + 1;
             return true;
         }
@@ -210,22 +237,23 @@ namespace ArrowLz4Fast.Frames
                     return;
             }
 
-            long position = _frameOutput + (long)index * _blockMaximum;
+            long position = _frameOutput + (long)index * _stride;
             if (position > _destinationLength)
                 return;
-            int remaining = _destinationLength - (int)position;
+            // The block's place: the stride, or what is left when that is less. With full blocks this is the output
+            // space the sequential path gives the block; a block refused in less (the sequential path retries it in
+            // scratch, or gives it up to a block maximum after a short piece) is left to the sequential path.
+            int place = Math.Min(_destinationLength - (int)position, _stride);
             if (block.Uncompressed)
             {
-                if (data.Length > remaining)
+                if (data.Length > place)
                     return;
                 data.CopyTo(new Span<byte>(_destination + position, data.Length));
                 block.Decoded = data.Length;
                 return;
             }
 
-            // The same output space as the sequential path: a block maximum, or what is left when that is less. A
-            // block refused in less (the sequential path retries it in scratch) is left to the sequential path.
-            var window = new Span<byte>(_destination + position, Math.Min(remaining, _blockMaximum));
+            var window = new Span<byte>(_destination + position, place);
             block.Decoded = Lz4BlockDecoder.Decode(data, window, 0);
         }
 

@@ -149,6 +149,87 @@ namespace ArrowLz4Fast.Tests
             }
         }
 
+        /// <summary>
+        /// A frame with more blocks than its content fills at the block maximum is decoded as equal pieces (the content
+        /// over the block count, rounded up to 64 bytes): every piece in parallel when that is what the frame holds, and
+        /// exactly the sequential result whatever it holds (a piece one 64-byte step longer or shorter, raw pieces,
+        /// checksums, destinations of other sizes).
+        /// </summary>
+        [Fact]
+        public void Frames_cut_into_equal_pieces_decode_every_piece_in_parallel_and_others_as_sequentially()
+        {
+            var random = new Random(56);
+            int rounds = 0;
+            foreach (int blockMaximum in new[] { 65536, 262144, 1048576, 4194304 })
+            foreach (int pieces in new[] { 2, 3, 4, 8 })
+            {
+                int length = Math.Min(blockMaximum * 2 - 1, pieces * 131_072 - random.Next(64 * 1024));
+                length = Math.Max(length, 70_000);
+                int stride = (int)(((length + pieces - 1L) / pieces + 63) & ~63L);
+                if (stride > blockMaximum || (pieces - 1L) * stride >= length || (length + blockMaximum - 1) / blockMaximum >= pieces)
+                    continue;
+                byte[] payload = TestData.Mixed(length, pieces * 31 + blockMaximum);
+                for (int variant = 0; variant < 4; variant++)
+                {
+                    // 0: equal pieces; 1: some raw; 2: the first piece 64 bytes longer; 3: the second 64 bytes shorter.
+                    var blocks = new List<(int Offset, int Length, bool Raw)>();
+                    for (int offset = 0, k = 0; offset < length; k++)
+                    {
+                        int size = stride + (variant == 2 && k == 0 ? 64 : 0) - (variant == 3 && k == 1 ? 64 : 0);
+                        size = Math.Min(size, length - offset);
+                        blocks.Add((offset, size, variant == 1 && random.Next(2) == 0));
+                        offset += size;
+                    }
+                    byte[] frame = BuildFrame(payload, blocks, blockMaximum, contentChecksum: variant % 2 == 0, blockChecksum: pieces % 2 == 0);
+
+                    var output = new byte[length];
+                    long kept = Lz4ParallelDecoder.t_blocksKept;
+                    Assert.True(Lz4FrameDecoder.TryDecode(frame, output, out int written, new Lz4FrameDecoderOptions(verifyChecksums: true, new Lz4Parallelism(2, 1))));
+                    Assert.Equal(length, written);
+                    Assert.True(payload.AsSpan().SequenceEqual(output), $"{blockMaximum} / {pieces} pieces / variant {variant}");
+                    long keptNow = Lz4ParallelDecoder.t_blocksKept - kept;
+                    if (variant < 2)
+                        Assert.Equal(blocks.Count, keptNow); // every piece decoded in parallel, none fell back
+                    else
+                        Assert.True(keptNow < blocks.Count, $"{keptNow} of {blocks.Count} blocks kept from a frame that is not equal pieces");
+                    foreach (int size in new[] { length, length - 1, length + 1, length + 65536, length - stride })
+                        AssertSameAsSequential(frame, size);
+                    rounds++;
+                }
+            }
+            Assert.True(rounds >= 40, $"only {rounds} frames");
+        }
+
+        /// <summary>The package's writer cuts a source of one block from 256 KiB into equal pieces: they decode in parallel, every one.</summary>
+        [Theory]
+        [InlineData(262144, 262144)]
+        [InlineData(1048576, 1048576 - 1)]
+        [InlineData(1048576, 300_001)]
+        [InlineData(1048576, 1048576)]
+        [InlineData(4194304, 4194304 - 5)]
+        public void One_block_sources_the_writer_cut_into_pieces_decode_every_piece_in_parallel(int blockSize, int length)
+        {
+            foreach (bool contentSize in new[] { false, true })
+            {
+                byte[] payload = TestData.Mixed(length, length);
+                var options = new Lz4FrameEncoderOptions(blockSize, 0, contentChecksum: true, blockChecksum: false, contentSize: contentSize);
+                var frame = new byte[Lz4FrameEncoder.GetMaxEncodedLength(length, options)];
+                Assert.True(Lz4FrameEncoder.TryEncode(payload, frame, out int encodedLength, options));
+                byte[] encoded = frame.AsSpan(0, encodedLength).ToArray();
+                int blocks = IndependentBlocks(encoded);
+                Assert.True(blocks >= 2, $"{blocks} block(s)");
+
+                var output = new byte[length];
+                long kept = Lz4ParallelDecoder.t_blocksKept;
+                Assert.True(Lz4FrameDecoder.TryDecode(encoded, output, out int written, new Lz4FrameDecoderOptions(verifyChecksums: true, new Lz4Parallelism(2, 1))));
+                Assert.Equal(length, written);
+                Assert.True(payload.AsSpan().SequenceEqual(output));
+                Assert.Equal(blocks, Lz4ParallelDecoder.t_blocksKept - kept);
+                foreach (int size in new[] { length - 1, length + 7, length + blockSize })
+                    AssertSameAsSequential(encoded, size);
+            }
+        }
+
         [Fact]
         public void Mutated_independent_frames_give_the_sequential_result_byte_for_byte_and_error_for_error()
         {
@@ -158,6 +239,14 @@ namespace ArrowLz4Fast.Tests
             {
                 byte[] payload = TestData.Mixed(700_000, checksums ? 1 : 2);
                 var options = new Lz4FrameEncoderOptions(65536, 0, checksums, checksums);
+                var frame = new byte[Lz4FrameEncoder.GetMaxEncodedLength(payload.Length, options)];
+                Assert.True(Lz4FrameEncoder.TryEncode(payload, frame, out int length, options));
+                seeds.Add(frame.AsSpan(0, length).ToArray());
+            }
+            {
+                // A source of one block the writer cut into equal pieces, decoded at the piece stride.
+                byte[] payload = TestData.Mixed(700_000, 3);
+                var options = new Lz4FrameEncoderOptions(1048576, 0, true, true);
                 var frame = new byte[Lz4FrameEncoder.GetMaxEncodedLength(payload.Length, options)];
                 Assert.True(Lz4FrameEncoder.TryEncode(payload, frame, out int length, options));
                 seeds.Add(frame.AsSpan(0, length).ToArray());
