@@ -54,10 +54,10 @@ namespace ArrowLz4Fast.Tests
         public void Parallel_encode_writes_the_sequential_bytes(int blockSize, string shape, bool contentChecksum, bool blockChecksum)
         {
             int[] lengths = blockSize <= 1 << 20 ? new[] { blockSize + 1, 2 * blockSize + 12345, 5 * blockSize - 3 } : new[] { blockSize + 1, 2 * blockSize + 12345 };
-            // Sources of one block from 256 KiB up are written as two halves: exactly one block, one byte less, and
-            // (for blocks over 256 KiB) an odd length between, whose first half is rounded up to 64 bytes.
-            if (blockSize >= Lz4Parallelism.DefaultMinimumLength)
-                lengths = lengths.Concat(new[] { blockSize, blockSize - 1, Lz4Parallelism.DefaultMinimumLength + 4097 }).Distinct().ToArray();
+            // Sources of one block from 256 KiB up are written as equal pieces (2, 4, 8 or 16): exactly one block, one
+            // byte less, and (for blocks over 256 KiB) odd lengths between, whose pieces are rounded up to 64 bytes.
+            if (blockSize >= Lz4FrameEncoder.MinimumPieceLength)
+                lengths = lengths.Concat(new[] { blockSize, blockSize - 1, Lz4FrameEncoder.MinimumPieceLength + 4097, 1024 * 1024 + 4097, 2 * 1024 * 1024 + 5 }.Where(l => l <= blockSize)).Distinct().ToArray();
             foreach (int length in lengths)
             {
                 byte[] payload = Payload(shape, length, length ^ blockSize);

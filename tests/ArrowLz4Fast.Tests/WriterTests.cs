@@ -3,6 +3,7 @@ using System.Buffers.Binary;
 using System.Collections.Generic;
 using System.Diagnostics;
 using System.IO;
+using System.Linq;
 using ArrowLz4Fast.Frames;
 using ArrowLz4Fast.Tests.Support;
 using K4os.Compression.LZ4;
@@ -133,7 +134,7 @@ namespace ArrowLz4Fast.Tests
         public static IEnumerable<object[]> OneBlockCases()
         {
             foreach (int blockSize in BlockSizes)
-            foreach (int length in new[] { 256 * 1024 - 1, 256 * 1024, 256 * 1024 + 4097, 1024 * 1024, 4 * 1024 * 1024 - 1 })
+            foreach (int length in new[] { 256 * 1024 - 1, 256 * 1024, 256 * 1024 + 4097, 1024 * 1024 - 1, 1024 * 1024, 1024 * 1024 + 4097, 2 * 1024 * 1024 + 5, 4 * 1024 * 1024 - 1, 4 * 1024 * 1024 })
             {
                 if (length <= blockSize)
                     yield return new object[] { blockSize, length };
@@ -141,13 +142,14 @@ namespace ArrowLz4Fast.Tests
         }
 
         /// <summary>
-        /// A source of one block is one block below 256 KiB and two halves from 256 KiB up (the first rounded up to 64
-        /// bytes), so that two cores can compress it; the halves decode with K4os and ours, and the worst-case
-        /// length still fits incompressible data, whose halves are both stored raw.
+        /// A source of one block is one block below 256 KiB and equal pieces from 256 KiB up: as many as the largest
+        /// power of two that leaves every piece at least 256 KiB, at least two, every piece but the last rounded up to 64
+        /// bytes, so that several cores can compress it; the pieces decode with K4os and ours, and the worst-case length
+        /// still fits incompressible data, whose pieces are all stored raw.
         /// </summary>
         [Theory]
         [MemberData(nameof(OneBlockCases))]
-        public void A_source_of_one_block_from_256_KiB_is_written_as_two_halves(int blockSize, int length)
+        public void A_source_of_one_block_from_256_KiB_is_written_as_equal_pieces(int blockSize, int length)
         {
             foreach (bool incompressible in new[] { false, true })
             {
@@ -156,10 +158,17 @@ namespace ArrowLz4Fast.Tests
                 byte[] frame = Encode(payload, options);
                 int[] blockContents = AssertFollowsSpec(frame, payload, options);
 
-                int first = (length + 1) / 2;
-                first = (first + 63) & ~63;
-                int[] expected = length >= 256 * 1024 ? new[] { first, length - first } : new[] { length };
+                int pieces = 1;
+                if (length >= 256 * 1024)
+                {
+                    pieces = 2;
+                    while (length / (pieces * 2) >= 256 * 1024)
+                        pieces *= 2;
+                }
+                int piece = ((length + pieces - 1) / pieces + 63) / 64 * 64;
+                int[] expected = Enumerable.Range(0, pieces).Select(k => k < pieces - 1 ? piece : length - (pieces - 1) * piece).ToArray();
                 Assert.Equal(expected, blockContents);
+                Assert.Equal(length switch { < 256 * 1024 => 1, < 1024 * 1024 => 2, < 2 * 1024 * 1024 => 4, < 4 * 1024 * 1024 => 8, _ => 16 }, pieces);
 
                 var ours = new byte[length];
                 Assert.True(Lz4FrameDecoder.TryDecode(frame, ours, out int decoded));
@@ -174,7 +183,7 @@ namespace ArrowLz4Fast.Tests
 
         [Lz4CliTheory]
         [MemberData(nameof(OneBlockCases))]
-        public void A_source_of_one_block_written_as_two_halves_decodes_with_the_reference_lz4_cli(int blockSize, int length)
+        public void A_source_of_one_block_written_as_equal_pieces_decodes_with_the_reference_lz4_cli(int blockSize, int length)
         {
             foreach (bool incompressible in new[] { false, true })
             {
