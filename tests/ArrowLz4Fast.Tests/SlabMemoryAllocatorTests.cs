@@ -496,7 +496,7 @@ namespace ArrowLz4Fast.Tests
             return new WeakReference(allocator);
         }
 
-        private static bool CollectUntil(Func<bool> condition)
+        internal static bool CollectUntil(Func<bool> condition)
         {
             for (int i = 0; i < 20 && !condition(); i++)
             {

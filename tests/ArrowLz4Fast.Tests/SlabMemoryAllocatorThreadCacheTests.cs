@@ -143,6 +143,46 @@ namespace ArrowLz4Fast.Tests
             return new WeakReference(allocator);
         }
 
+        [Fact]
+        public void Undisposed_buffers_come_back_whether_a_cache_or_the_thread_tracked_them() => OnNewThread(() =>
+        {
+            var a = new SlabMemoryAllocator(NoIdleTrim);
+            var b = new SlabMemoryAllocator(NoIdleTrim);
+            AllocateInTurnsAndDrop(a, b);
+            Assert.True(CollectUntil(() => a.BytesInUse == 0 && b.BytesInUse == 0), $"{a.BytesInUse} + {b.BytesInUse} bytes still in use");
+        });
+
+        /// <summary>
+        /// Small buffers of the allocator whose cache the thread holds join that cache's group; the other allocator's
+        /// (until the thread's cache moves to it, at its 64th allocation) and large buffers join the thread's group.
+        /// Every buffer is dropped undisposed; the groups are checked here so that no reference to them outlives it.
+        /// </summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static void AllocateInTurnsAndDrop(SlabMemoryAllocator a, SlabMemoryAllocator b)
+        {
+            static OwnerGroup GroupOf(IMemoryOwner<byte> owner) => ((SlabMemoryOwner)owner).Group!;
+
+            List<IMemoryOwner<byte>> aSmall = Enumerable.Range(0, 10).Select(_ => a.Allocate(300)).ToList();
+            List<IMemoryOwner<byte>> bBefore = Enumerable.Range(0, 63).Select(_ => b.Allocate(300)).ToList();
+            List<IMemoryOwner<byte>> aLarge = Enumerable.Range(0, 3).Select(_ => a.Allocate(100_000)).ToList();
+            List<IMemoryOwner<byte>> bAfter = Enumerable.Range(0, 10).Select(_ => b.Allocate(300)).ToList();
+            IMemoryOwner<byte> aLater = a.Allocate(300);
+
+            OwnerGroup cacheA = GroupOf(aSmall[0]);
+            Assert.All(aSmall, owner => Assert.Same(cacheA, GroupOf(owner)));
+            OwnerGroup thread = GroupOf(bBefore[0]);
+            Assert.NotSame(cacheA, thread);
+            Assert.All(bBefore, owner => Assert.Same(thread, GroupOf(owner)));
+            Assert.Same(thread, GroupOf(aLarge[0])); // 63 + 1: the thread's group is full after it
+            Assert.NotSame(thread, GroupOf(aLarge[1]));
+            Assert.Same(GroupOf(aLarge[1]), GroupOf(aLarge[2]));
+            OwnerGroup cacheB = GroupOf(bAfter[0]); // the 64th allocation of b moved the thread's cache to b
+            Assert.All(bAfter, owner => Assert.Same(cacheB, GroupOf(owner)));
+            Assert.NotSame(cacheA, cacheB);
+            Assert.NotSame(thread, cacheB);
+            Assert.Same(GroupOf(aLarge[2]), GroupOf(aLater)); // a no longer has the cache: the thread's group again
+        }
+
         /// <summary>Runs <paramref name="body"/> on a new thread (with an empty cache) and rethrows what it threw.</summary>
         private static void OnNewThread(Action body)
         {

@@ -9,7 +9,8 @@ namespace ArrowLz4Fast.Memory
     /// more than the rest of allocating and returning it. So one finalizable group tracks up to 64 buffers allocated
     /// one after the other on a thread (of any allocator): each buffer references its group, the group references its
     /// undisposed buffers, and when the group becomes unreachable (all its buffers are) its finalizer returns the blocks
-    /// of those never disposed. The thread holds the group it is filling only weakly, so it never keeps one alive.
+    /// of those never disposed. The group being filled is held only weakly (by the thread's cache of the allocator, or
+    /// by the thread for buffers that bypass the cache), so it never keeps itself alive.
     /// </summary>
     /// <remarks>
     /// A dropped buffer's memory therefore comes back once the buffers allocated around it are unreachable too; a
@@ -32,17 +33,23 @@ namespace ArrowLz4Fast.Memory
         private static WeakReference<OwnerGroup>? t_current;
 
         /// <summary>Puts a new owner in this thread's current group, starting a new group when it is full or gone.</summary>
-        public static void Track(SlabMemoryOwner owner)
+        public static void Track(SlabMemoryOwner owner) => Track(ref t_current, owner);
+
+        /// <summary>
+        /// Puts a new owner in the group <paramref name="current"/> refers to, starting a new group when it is full or
+        /// gone. <paramref name="current"/> belongs to the calling thread (a thread cache's, or the thread's own).
+        /// </summary>
+        public static void Track(ref WeakReference<OwnerGroup>? current, SlabMemoryOwner owner)
         {
-            WeakReference<OwnerGroup>? current = t_current;
-            if (current is not null && current.TryGetTarget(out OwnerGroup? group) && group.TryAdd(owner))
+            WeakReference<OwnerGroup>? reference = current;
+            if (reference is not null && reference.TryGetTarget(out OwnerGroup? group) && group.TryAdd(owner))
                 return;
             group = new OwnerGroup();
             group.TryAdd(owner);
-            if (current is null)
-                t_current = new WeakReference<OwnerGroup>(group);
+            if (reference is null)
+                current = new WeakReference<OwnerGroup>(group);
             else
-                current.SetTarget(group);
+                reference.SetTarget(group);
         }
 
         /// <summary>Adds <paramref name="owner"/>; <see langword="false"/> when the group is full. Only its thread adds.</summary>

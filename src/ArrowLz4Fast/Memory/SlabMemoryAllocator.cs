@@ -201,7 +201,10 @@ namespace ArrowLz4Fast.Memory
             try
             {
                 owner = new SlabMemoryOwner(block, blockClass, length, clearLength);
-                OwnerGroup.Track(owner);
+                if (cache is not null)
+                    cache.Track(owner);
+                else
+                    OwnerGroup.Track(owner);
                 return owner;
             }
             catch

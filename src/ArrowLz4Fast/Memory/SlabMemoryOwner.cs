@@ -111,6 +111,9 @@ namespace ArrowLz4Fast.Memory
             MemoryMarshal.TryGetMemoryManager<byte, SlabMemoryOwner>(destination, out SlabMemoryOwner? owner, out int start, out int length)
             && start == 0
             && length == owner!._length
+            // Read first: most buffers are clean already (small ones are zeroed when handed out), and a compare-and-swap
+            // that fails costs as much as one that succeeds (an atomic per decoded buffer of a read of small batches).
+            && Volatile.Read(ref owner._clearState) == ClearPending
             && Interlocked.CompareExchange(ref owner._clearState, Clean, ClearPending) == ClearPending;
 
         private void ClearNow()
