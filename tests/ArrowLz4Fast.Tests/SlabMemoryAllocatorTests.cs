@@ -352,7 +352,12 @@ namespace ArrowLz4Fast.Tests
         public void Undisposed_buffers_come_back_through_their_finalizers()
         {
             var allocator = new SlabMemoryAllocator(NoIdleTrim);
-            AllocateAndDrop(allocator);
+            long heldByCurrentGroup = AllocateAndDrop(allocator);
+            // Everything comes back but the dropped buffers of the group this thread's cache is still filling...
+            Assert.True(heldByCurrentGroup > 0);
+            Assert.True(CollectUntil(() => allocator.BytesInUse == heldByCurrentGroup), $"{allocator.BytesInUse} bytes still in use, {heldByCurrentGroup} expected");
+            // ...which come back once a trim lets go of that group.
+            allocator.Trim();
             Assert.True(CollectUntil(() => allocator.BytesInUse == 0), $"{allocator.BytesInUse} bytes still in use");
 
             // The returned blocks are handed out again, zeroed, once each.
@@ -387,6 +392,8 @@ namespace ArrowLz4Fast.Tests
                 var thread = new Thread(() => FillGroups(allocator));
                 thread.Start();
                 thread.Join();
+                // The thread's cache held the group it was filling; a trim forgets the cache of a thread that ended.
+                allocator.Trim();
                 Assert.True(CollectUntil(() => { lock (finalized) return finalized.Count >= 2; }), "the groups with work left were not finalized");
                 for (int i = 0; i < 3; i++)
                 {
@@ -470,8 +477,9 @@ namespace ArrowLz4Fast.Tests
 
         private static IEnumerable<int> Lengths() => new[] { 1, 64, 65, 1000, 4096, 100_000, 262_144, 262_145, 1_000_000, 3_000_000 };
 
+        /// <returns>Bytes of the dropped buffers in the group this thread's cache is filling.</returns>
         [MethodImpl(MethodImplOptions.NoInlining)]
-        private static void AllocateAndDrop(SlabMemoryAllocator allocator)
+        private static long AllocateAndDrop(SlabMemoryAllocator allocator)
         {
             // Enough buffers to fill several finalizable groups (64 each); every third one is disposed, the rest dropped.
             for (int i = 0; i < 200; i++)
@@ -484,8 +492,18 @@ namespace ArrowLz4Fast.Tests
                         owner.Dispose();
                 }
             }
+            var last = new List<SlabMemoryOwner>();
             foreach (int length in Lengths())
-                allocator.Allocate(length).Memory.Span.Fill(0xEE);
+            {
+                var owner = (SlabMemoryOwner)allocator.Allocate(length);
+                owner.Memory.Span.Fill(0xEE);
+                last.Add(owner);
+            }
+            // Blocks of up to 64 KiB go through the cache, whose group is held while being filled; larger ones are
+            // tracked by the thread's group, held weakly.
+            OwnerGroup current = last[0].Group!;
+            Assert.All(last.Where(o => o.Memory.Length <= 64 << 10), o => Assert.Same(current, o.Group));
+            return current.UndisposedBytes();
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
@@ -526,7 +544,7 @@ namespace ArrowLz4Fast.Tests
         private sealed record Held(IMemoryOwner<byte> Owner, long Address, int Length, byte Pattern);
 
         /// <summary>The model's live regions, by start address: a new buffer must not overlap any of them.</summary>
-        private sealed class LiveRegions
+        internal sealed class LiveRegions
         {
             private readonly SortedList<long, long> _regions = new();
 

@@ -44,12 +44,14 @@ namespace ArrowLz4Fast.Tests
             foreach (IMemoryOwner<byte> owner in second)
                 owner.Dispose();
 
-            // Cached blocks count as free: the slab goes back, and the cache's entries for it go stale.
+            // Cached blocks are not in use by any buffer, and a trim takes them back: the slab goes back.
             Assert.Equal(ThreadCache.Capacity, allocator.CachedOnThisThread());
+            Assert.Equal(0, allocator.BytesInUse);
             Assert.Equal(SlabMemoryAllocator.SharedSlabSize, allocator.Trim());
             Assert.Equal(0, allocator.SlabCount);
+            Assert.Equal(0, allocator.CachedOnThisThread());
             using IMemoryOwner<byte> fresh = allocator.Allocate(300);
-            Assert.Equal(0, allocator.CachedOnThisThread()); // every stale entry was dropped, none handed out
+            Assert.Equal(0, allocator.CachedOnThisThread());
             Assert.Equal(1, allocator.SlabCount);
             Assert.Equal(320, allocator.BytesInUse);
             Assert.True(IsZero(fresh.Memory.Span));
@@ -75,8 +77,8 @@ namespace ArrowLz4Fast.Tests
             List<IMemoryOwner<byte>> again = Enumerable.Range(0, 4).Select(_ => allocator.Allocate(1000)).ToList();
             Assert.All(again, owner => Assert.Contains(Address(owner), addresses));
 
-            // A thread that allocates keeps what it frees, whoever allocated it; when it dies its blocks are lost for
-            // reuse, not leaked: their slab counts them free and goes back.
+            // A thread that allocates keeps what it frees, whoever allocated it; when it dies its blocks are not leaked:
+            // the allocator takes them back from its cache and the slab goes back.
             OnNewThread(() =>
             {
                 allocator.Allocate(1000).Dispose();
@@ -149,7 +151,11 @@ namespace ArrowLz4Fast.Tests
             var a = new SlabMemoryAllocator(NoIdleTrim);
             var b = new SlabMemoryAllocator(NoIdleTrim);
             AllocateInTurnsAndDrop(a, b);
-            Assert.True(CollectUntil(() => a.BytesInUse == 0 && b.BytesInUse == 0), $"{a.BytesInUse} + {b.BytesInUse} bytes still in use");
+            // a's cache was retired (letting go of its group); b's cache still holds the group it is filling, whose 10
+            // buffers come back once a trim lets go of it.
+            Assert.True(CollectUntil(() => a.BytesInUse == 0 && b.BytesInUse == 10 * 320), $"{a.BytesInUse} + {b.BytesInUse} bytes still in use");
+            b.Trim();
+            Assert.True(CollectUntil(() => b.BytesInUse == 0), $"{b.BytesInUse} bytes still in use");
         });
 
         /// <summary>
@@ -181,6 +187,219 @@ namespace ArrowLz4Fast.Tests
             Assert.NotSame(cacheA, cacheB);
             Assert.NotSame(thread, cacheB);
             Assert.Same(GroupOf(aLarge[2]), GroupOf(aLater)); // a no longer has the cache: the thread's group again
+        }
+
+        [Fact]
+        public void Trims_on_another_thread_never_take_a_block_from_a_thread_using_or_caching_it()
+        {
+            // Two threads allocate, fill, check and dispose small buffers through their caches (no atomic operation on
+            // that path) while a third trims without pause, taking the caches' blocks back by the handshake each time.
+            var allocator = new SlabMemoryAllocator(NoIdleTrim);
+            var live = new LiveRegions();
+            var failures = new List<string>();
+            int running = 2;
+            long trims = 0;
+
+            void Work(int seed)
+            {
+                var random = new Random(seed);
+                var mine = new List<(IMemoryOwner<byte> Owner, long Address, byte Pattern)>();
+                for (int op = 0; op < 30_000 && failures.Count == 0; op++)
+                {
+                    if (mine.Count < 8 && (mine.Count == 0 || random.Next(2) == 0))
+                    {
+                        int length = random.Next(1, 4096);
+                        IMemoryOwner<byte> owner = allocator.Allocate(length);
+                        long address = Address(owner);
+                        string? problem = !IsZero(owner.Memory.Span) ? $"{length} bytes at {address:x} not zeroed" : live.Add(address, length);
+                        if (problem is not null)
+                        {
+                            lock (failures)
+                                failures.Add(problem);
+                            return;
+                        }
+                        byte pattern = (byte)random.Next(1, 256);
+                        owner.Memory.Span.Fill(pattern);
+                        mine.Add((owner, address, pattern));
+                    }
+                    else
+                    {
+                        int index = random.Next(mine.Count);
+                        var (owner, address, pattern) = mine[index];
+                        mine.RemoveAt(index);
+                        if (owner.Memory.Span.Count(pattern) != owner.Memory.Length)
+                        {
+                            lock (failures)
+                                failures.Add($"{owner.Memory.Length} bytes at {address:x} were overwritten while in use");
+                            return;
+                        }
+                        live.Remove(address);
+                        owner.Dispose();
+                    }
+                }
+                foreach (var (owner, address, _) in mine)
+                {
+                    live.Remove(address);
+                    owner.Dispose();
+                }
+            }
+
+            var workers = new[] { new Thread(() => Work(1)), new Thread(() => Work(2)) };
+            var trimmer = new Thread(() =>
+            {
+                while (Volatile.Read(ref running) > 0)
+                {
+                    allocator.Trim();
+                    trims++;
+                }
+            });
+            trimmer.Start();
+            foreach (Thread worker in workers)
+                worker.Start();
+            foreach (Thread worker in workers)
+                worker.Join();
+            Interlocked.Exchange(ref running, 0);
+            trimmer.Join();
+
+            Assert.Empty(failures);
+            Assert.True(trims > 0);
+            Assert.Equal(0, allocator.BytesInUse);
+            allocator.Trim();
+            Assert.Equal(0, allocator.BytesRetained);
+        }
+
+        [Fact]
+        public void A_group_whose_buffers_are_all_disposed_is_not_finalized_while_its_thread_fills_it() => OnNewThread(() =>
+        {
+            // A read of small batches allocates a few buffers and disposes them all, batch after batch, with gen-0
+            // collections in between. Held weakly, the group being filled died at each collection with its buffers all
+            // disposed, and the finalizer thread woke up to finalize it; held by the cache, it never is, and a full group
+            // whose buffers were all disposed leaves the finalization queue.
+            var allocator = new SlabMemoryAllocator(NoIdleTrim);
+            int finalized = 0;
+            OwnerGroup.WatchedFinalized = _ => Interlocked.Increment(ref finalized);
+            try
+            {
+                int groups = 0;
+                for (int batch = 0; batch < 100; batch++)
+                {
+                    groups += AllocateAndDisposeBatch(allocator, groups);
+                    if (batch % 10 == 0)
+                    {
+                        GC.Collect();
+                        GC.WaitForPendingFinalizers();
+                    }
+                }
+                GC.Collect();
+                GC.WaitForPendingFinalizers();
+                Assert.True(groups >= 6, $"{groups} groups"); // 400 buffers, 64 a group
+                Assert.Equal(0, Volatile.Read(ref finalized));
+                Assert.Equal(0, allocator.BytesInUse);
+            }
+            finally
+            {
+                OwnerGroup.WatchedFinalized = null;
+            }
+        });
+
+        /// <summary>Four buffers allocated and disposed, their groups marked watched; returns how many groups were new.</summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static int AllocateAndDisposeBatch(SlabMemoryAllocator allocator, int groupsSoFar)
+        {
+            int added = 0;
+            for (int i = 0; i < 4; i++)
+            {
+                var owner = (SlabMemoryOwner)allocator.Allocate(64 * (i + 1));
+                OwnerGroup group = owner.Group!;
+                if (!group.Watched)
+                {
+                    group.Watched = true;
+                    group.WatchedId = groupsSoFar + ++added;
+                }
+                ((IDisposable)owner).Dispose();
+            }
+            return added;
+        }
+
+        [Fact]
+        public void A_thread_keeps_at_most_MaxBytes_and_none_with_a_cap_of_zero() => OnNewThread(() =>
+        {
+            var allocator = new SlabMemoryAllocator(NoIdleTrim);
+            // 16 blocks of 64 KiB fill the thread's allowance: the blocks of 48 KiB go to the shared lists.
+            var owners = Enumerable.Range(0, 16).Select(_ => allocator.Allocate(64 << 10))
+                .Concat(Enumerable.Range(0, 4).Select(_ => allocator.Allocate(48 << 10))).ToList();
+            owners.ForEach(o => o.Dispose());
+            Assert.Equal(16, allocator.CachedOnThisThread());
+            Assert.Equal(ThreadCache.MaxBytes, 16L * (64 << 10));
+            Assert.Equal(0, allocator.BytesInUse);
+
+            // MaxIdleBytes = 0 keeps nothing not in use, so no thread caches its blocks either.
+            var none = new SlabMemoryAllocator(new SlabMemoryAllocatorOptions { MaxIdleBytes = 0, IdleTrimDelay = Timeout.InfiniteTimeSpan });
+            for (int i = 0; i < 10; i++)
+                none.Allocate(1000).Dispose();
+            Assert.Equal(0, none.CachedOnThisThread());
+            Assert.Equal(0, none.BytesRetained);
+        });
+
+        [Fact]
+        public void Over_the_cap_caches_are_emptied_and_returns_are_not_cached_until_under_it_again() => OnNewThread(() =>
+        {
+            const long cap = SlabMemoryAllocator.SharedSlabSize;
+            var allocator = new SlabMemoryAllocator(new SlabMemoryAllocatorOptions { MaxIdleBytes = cap, IdleTrimDelay = Timeout.InfiniteTimeSpan });
+            List<IMemoryOwner<byte>> small = Enumerable.Range(0, 20).Select(_ => allocator.Allocate(1000)).ToList();
+            small.Take(10).ToList().ForEach(o => o.Dispose());
+            Assert.Equal(10, allocator.CachedOnThisThread()); // one shared slab retained: at the cap, not over it
+
+            // A slab of its own for a large buffer takes the allocator over the cap: the cache's blocks go back to the
+            // shared lists (counted free there), and blocks returned meanwhile are not cached.
+            IMemoryOwner<byte> large = allocator.Allocate(1 << 20);
+            Assert.True(allocator.BytesRetained > cap);
+            Assert.Equal(0, allocator.CachedOnThisThread());
+            small.Skip(10).ToList().ForEach(o => o.Dispose());
+            Assert.Equal(0, allocator.CachedOnThisThread());
+            Assert.Equal(1 << 20, allocator.BytesInUse);
+
+            // Its return leaves nothing in use: free memory over the cap goes back at once, and under the cap again the
+            // thread caches what it returns.
+            large.Dispose();
+            Assert.Equal(0, allocator.BytesInUse);
+            Assert.True(allocator.BytesRetained <= cap, $"{allocator.BytesRetained} bytes retained");
+            allocator.Allocate(1000).Dispose();
+            Assert.Equal(1, allocator.CachedOnThisThread());
+        });
+
+        [Fact]
+        public void A_thread_that_stops_allocating_gives_its_cached_blocks_back_while_others_go_on()
+        {
+            var allocator = new SlabMemoryAllocator(new SlabMemoryAllocatorOptions { IdleTrimDelay = TimeSpan.FromMilliseconds(100) });
+            using var cached = new ManualResetEventSlim();
+            using var done = new ManualResetEventSlim();
+            int cachedAtTheEnd = -1;
+            var parked = new Thread(() =>
+            {
+                for (int i = 0; i < 10; i++)
+                    allocator.Allocate(1000 + i).Dispose();
+                cached.Set();
+                done.Wait();
+                cachedAtTheEnd = allocator.CachedOnThisThread();
+            });
+            parked.Start();
+            cached.Wait();
+            Assert.True(allocator.CachedBytesOfAllCaches() > 0);
+
+            // This thread keeps the allocator busy with buffers too large to cache, so the whole allocator is never
+            // idle: only the parked thread's cache is, and its blocks go back after the grace period.
+            DateTime deadline = DateTime.UtcNow.AddSeconds(30);
+            while (allocator.CachedBytesOfAllCaches() > 0 && DateTime.UtcNow < deadline)
+            {
+                allocator.Allocate(200_000).Dispose();
+                Thread.Sleep(5);
+            }
+            done.Set();
+            parked.Join();
+            Assert.Equal(0, allocator.CachedBytesOfAllCaches());
+            Assert.Equal(0, cachedAtTheEnd);
+            Assert.True(allocator.BytesRetained > 0); // the allocator as a whole was not trimmed
         }
 
         /// <summary>Runs <paramref name="body"/> on a new thread (with an empty cache) and rethrows what it threw.</summary>

@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using System.Threading;
 
 namespace ArrowLz4Fast.Memory
@@ -9,12 +10,14 @@ namespace ArrowLz4Fast.Memory
     /// more than the rest of allocating and returning it. So one finalizable group tracks up to 64 buffers allocated
     /// one after the other on a thread (of any allocator): each buffer references its group, the group references its
     /// undisposed buffers, and when the group becomes unreachable (all its buffers are) its finalizer returns the blocks
-    /// of those never disposed. The group being filled is held only weakly (by the thread's cache of the allocator, or
-    /// by the thread for buffers that bypass the cache), so it never keeps itself alive.
+    /// of those never disposed. The group being filled by a thread's cache of an allocator is held by that cache until
+    /// it is full or a trim lets it go (see <see cref="ThreadCache"/>: a group that dies while being filled wakes the
+    /// finalizer thread); the one for buffers that bypass a cache (large ones) is held only weakly, by the thread.
     /// </summary>
     /// <remarks>
-    /// A dropped buffer's memory therefore comes back once the buffers allocated around it are unreachable too; a
-    /// disposed buffer leaves its group at once, so the group never keeps it alive.
+    /// A dropped buffer's memory therefore comes back once the buffers allocated around it are unreachable too (and,
+    /// for the last 63 small buffers a thread allocated, once it allocates more or a trim ran); a disposed buffer leaves
+    /// its group at once, so the group never keeps it alive.
     /// </remarks>
     internal sealed class OwnerGroup
     {
@@ -37,14 +40,22 @@ namespace ArrowLz4Fast.Memory
 
         /// <summary>
         /// Puts a new owner in the group <paramref name="current"/> refers to, starting a new group when it is full or
-        /// gone. <paramref name="current"/> belongs to the calling thread (a thread cache's, or the thread's own).
+        /// gone. <paramref name="current"/> belongs to the calling thread.
         /// </summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public static void Track(ref WeakReference<OwnerGroup>? current, SlabMemoryOwner owner)
         {
             WeakReference<OwnerGroup>? reference = current;
-            if (reference is not null && reference.TryGetTarget(out OwnerGroup? group) && group.TryAdd(owner))
-                return;
-            group = new OwnerGroup();
+            if (reference is null || !reference.TryGetTarget(out OwnerGroup? group) || !group.TryAdd(owner))
+                TrackInNewGroup(ref current, owner);
+        }
+
+        /// <summary>Starts a group for <paramref name="owner"/>: every 64th owner, out of the inlined path.</summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static void TrackInNewGroup(ref WeakReference<OwnerGroup>? current, SlabMemoryOwner owner)
+        {
+            WeakReference<OwnerGroup>? reference = current;
+            var group = new OwnerGroup();
             group.TryAdd(owner);
             if (reference is null)
                 current = new WeakReference<OwnerGroup>(group);
@@ -52,8 +63,9 @@ namespace ArrowLz4Fast.Memory
                 reference.SetTarget(group);
         }
 
-        /// <summary>Adds <paramref name="owner"/>; <see langword="false"/> when the group is full. Only its thread adds.</summary>
-        private bool TryAdd(SlabMemoryOwner owner)
+        /// <summary>Adds <paramref name="owner"/>; <see langword="false"/> when the group is full. Only the thread filling it adds.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal bool TryAdd(SlabMemoryOwner owner)
         {
             int slot = _count;
             if (slot == Capacity)
@@ -70,6 +82,7 @@ namespace ArrowLz4Fast.Memory
         /// finalized on the finalizer thread, which for a read of thousands of small buffers costs more than the
         /// buffers' atomic operations. A count that falls short only leaves the (then empty) finalizer to run.
         /// </summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public void Remove(int slot)
         {
             Volatile.Write(ref _owners[slot], null);
@@ -77,6 +90,15 @@ namespace ArrowLz4Fast.Memory
 #pragma warning disable CA1816 // not a Dispose: the group's work is done once its last owner is disposed
                 GC.SuppressFinalize(this);
 #pragma warning restore CA1816
+        }
+
+        /// <summary>For tests: bytes of the blocks of the owners in the group not disposed yet.</summary>
+        internal long UndisposedBytes()
+        {
+            long total = 0;
+            foreach (SlabMemoryOwner? owner in _owners)
+                total += owner?.BlockBytes ?? 0;
+            return total;
         }
 
         /// <summary>For tests: marks a group whose finalizer runs are to be reported to <see cref="WatchedFinalized"/>.</summary>

@@ -1,3 +1,5 @@
+using System.Runtime.CompilerServices;
+
 namespace ArrowLz4Fast.Memory
 {
     /// <summary>
@@ -15,6 +17,7 @@ namespace ArrowLz4Fast.Memory
         public const int Count = 96;
 
         /// <summary>The class of the smallest block that holds <paramref name="length"/> (at least 1) bytes.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public static int IndexOf(int length)
         {
             if (length <= 256)
@@ -27,6 +30,7 @@ namespace ArrowLz4Fast.Memory
         }
 
         /// <summary>Bytes of a block of class <paramref name="index"/>: a multiple of 64.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public static long SizeOf(int index)
         {
             if (index < 4)

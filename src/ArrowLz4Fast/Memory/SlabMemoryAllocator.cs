@@ -1,6 +1,7 @@
 using System;
 using System.Buffers;
 using System.Collections.Generic;
+using System.Runtime.CompilerServices;
 using System.Threading;
 using Apache.Arrow.Memory;
 
@@ -18,12 +19,13 @@ namespace ArrowLz4Fast.Memory
     /// request). Blocks of up to 256 KiB are carved from shared 4 MiB slabs; a larger block is a slab of its own. GC
     /// memory pressure is reported per slab. Disposed buffers go to per-class free lists, striped by core, and are
     /// reused most recently freed first; a thread that allocates also keeps a few free blocks of each class up to
-    /// 64 KiB to itself, reused without a lock.
+    /// 64 KiB to itself (up to 1 MiB in all, and only while the allocator retains no more than the cap), reused without
+    /// a lock or an atomic operation, and taken back by trims.
     /// </para>
     /// <para>
     /// Retained memory grows to what is in use at the busiest moment. Free memory beyond
-    /// <see cref="SlabMemoryAllocatorOptions.MaxIdleBytes"/> goes back to the OS as soon as a slab has no buffer in use;
-    /// all of it goes back after <see cref="SlabMemoryAllocatorOptions.IdleTrimDelay"/> without activity, or on
+    /// <see cref="SlabMemoryAllocatorOptions.MaxIdleBytes"/> goes back to the OS as soon as a slab has no buffer in use
+    /// (over the cap threads cache nothing, so that every returned block is seen); all of it goes back after <see cref="SlabMemoryAllocatorOptions.IdleTrimDelay"/> without activity, or on
     /// <see cref="Trim"/>.
     /// </para>
     /// <para>
@@ -58,6 +60,9 @@ namespace ArrowLz4Fast.Memory
         private readonly long _maxIdleBytes;
         private readonly int _idleTrimDelayMs;
         private readonly bool _clearBuffers;
+
+        /// <summary>Whether threads keep free blocks in caches: not with a cap of 0, which keeps nothing not in use.</summary>
+        private readonly bool _useCaches;
         private readonly int _stripeMask;
 
         /// <summary>Free lists by [size class * stripes + stripe], made when first needed.</summary>
@@ -69,8 +74,14 @@ namespace ArrowLz4Fast.Memory
         /// </summary>
         private readonly PaddedCounter[] _activity;
 
-        /// <summary>The threads' caches of this allocator's blocks, for the idle timer to see their activity. Under the slab lock.</summary>
+        /// <summary>
+        /// The threads' caches of this allocator's blocks, for the idle timer to see their activity and for trims to take
+        /// their blocks back. Under the slab lock.
+        /// </summary>
         private readonly List<ThreadCache> _caches = new();
+
+        /// <summary>A copy of <see cref="_caches"/>, replaced when it changes, to count their blocks without the lock.</summary>
+        private ThreadCache[] _cacheSnapshot = System.Array.Empty<ThreadCache>();
 
         /// <summary>
         /// This thread's cache: held weakly, so that the cache (which holds its allocator) never keeps a dropped
@@ -117,6 +128,7 @@ namespace ArrowLz4Fast.Memory
             _maxIdleBytes = options.MaxIdleBytes;
             _idleTrimDelayMs = options.IdleTrimDelay == Timeout.InfiniteTimeSpan ? -1 : (int)Math.Ceiling(options.IdleTrimDelay.TotalMilliseconds);
             _clearBuffers = options.ClearBuffers;
+            _useCaches = _maxIdleBytes > 0;
 
             int stripes = 1;
             while (stripes < Math.Min(Environment.ProcessorCount, 8))
@@ -136,6 +148,20 @@ namespace ArrowLz4Fast.Memory
 
         /// <summary>Bytes of the blocks currently held by undisposed buffers (requests rounded up to their size class).</summary>
         public long BytesInUse
+        {
+            get
+            {
+                // Threads' caches keep their blocks counted in use by the slabs; they are not in use by a buffer. (Read
+                // while other threads allocate, the sum is a moment's approximation, never below zero.)
+                return Math.Max(0, SlabBytesInUse - CachedBytes());
+            }
+        }
+
+        /// <summary>
+        /// Bytes of the blocks the slabs count in use: held by buffers or kept in threads' caches, so not free to give
+        /// back to the OS before a trim takes the caches' blocks back.
+        /// </summary>
+        private long SlabBytesInUse
         {
             get
             {
@@ -164,7 +190,10 @@ namespace ArrowLz4Fast.Memory
         public long Trim()
         {
             lock (_slabLock)
+            {
+                ReclaimCachedBlocks();
                 return ReleaseFreeSlabs(0, ArrowLz4FastMetrics.TrimExplicit);
+            }
         }
 
         /// <inheritdoc />
@@ -174,23 +203,11 @@ namespace ArrowLz4Fast.Memory
             int blockClass = classIndex;
             long blockSize = SizeClasses.SizeOf(classIndex);
             FreeBlock block;
-            ThreadCache? cache = ThreadCache.IsCached(classIndex) ? CacheForAllocation() : null;
-            if (cache is not null && cache.TryPop(classIndex, blockSize, out block))
+            ThreadCache? cache = ThreadCache.IsCached(classIndex) && _useCaches ? CacheForAllocation() : null;
+            if (cache is null || !cache.TryPop(classIndex, blockSize, out block))
             {
-                cache.Activity++;
-            }
-            else
-            {
-                int stripe = CurrentStripe();
-                if (!TryTake(classIndex, stripe, out block))
-                {
-                    if (classIndex <= MaxSharedClass)
-                        block = Carve(classIndex);
-                    else if (!TryTakeLarger(classIndex, stripe, out block, out blockClass))
-                        block = CreateDedicated(classIndex);
-                }
+                block = TakeShared(classIndex, out blockClass);
                 blockSize = SizeClasses.SizeOf(blockClass);
-                _activity[stripe].Value++;
             }
             // Only the prefix an earlier owner may have written needs zeroing: past it the block is still zero. The
             // owner zeroes it when the memory is first reached, unless a writer that overwrites it all says not to.
@@ -218,30 +235,60 @@ namespace ArrowLz4Fast.Memory
             }
         }
 
+        /// <summary>
+        /// A block of the class (or, for a large class, up to <see cref="LargerClassesToTry"/> classes larger: its
+        /// class is <paramref name="blockClass"/>) from the shared free lists, carved or from a new slab; counted in use.
+        /// </summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private FreeBlock TakeShared(int classIndex, out int blockClass)
+        {
+            blockClass = classIndex;
+            int stripe = CurrentStripe();
+            _activity[stripe].Value++;
+            if (TryTake(classIndex, stripe, out FreeBlock block))
+                return block;
+            if (classIndex <= MaxSharedClass)
+                return Carve(classIndex);
+            if (TryTakeLarger(classIndex, stripe, out block, out blockClass))
+                return block;
+            return CreateDedicated(classIndex);
+        }
+
         /// <summary>Takes back a block from a disposed (or finalized) owner.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal void Return(in FreeBlock block, int classIndex)
         {
-            // Kept (in this thread's cache, or listed) before it is counted free: once nothing of the slab is in use,
-            // every free block of it is where an allocation can find it.
-            ThreadCache? cache = ThreadCache.IsCached(classIndex) ? CurrentCache() : null;
-            if (cache is not null && cache.TryPush(block, classIndex))
+            // This thread's cache keeps the block as it is, counted in use by its slab: no atomic operation. (Inlined
+            // into the owner's Dispose, so that the common path makes no call whatever the JIT's profile says.)
+            // Over the cap, blocks go to the shared lists, where the cap applies exactly (see AddSlab).
+            if (ThreadCache.IsCached(classIndex) && Volatile.Read(ref _retained) <= _maxIdleBytes)
             {
-                cache.Activity++;
+                ThreadCache? cache = CurrentCache();
+                if (cache is not null && cache.TryPush(block, classIndex, SizeClasses.SizeOf(classIndex)))
+                    return;
             }
-            else
-            {
-                int stripe = CurrentStripe();
-                StackFor(classIndex, stripe).Push(block);
-                _activity[stripe].Value++;
-            }
-            if (block.Slab.Release(SizeClasses.SizeOf(classIndex)) && BytesRetained - BytesInUse > _maxIdleBytes)
+            ReturnShared(block, classIndex);
+        }
+
+        /// <summary>Lists a returned block on the shared free lists and counts it free on its slab.</summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private void ReturnShared(in FreeBlock block, int classIndex)
+        {
+            // Listed before it is counted free: once nothing of the slab is in use, every free block of it is where an
+            // allocation can find it.
+            long size = SizeClasses.SizeOf(classIndex);
+            int stripe = CurrentStripe();
+            StackFor(classIndex, stripe).Push(block);
+            _activity[stripe].Value++;
+            if (block.Slab.Release(size) && BytesRetained - SlabBytesInUse > _maxIdleBytes)
                 EnforceIdleLimit();
         }
 
-        /// <summary>Lists a free block on the shared free lists of this core's stripe (it is already counted free).</summary>
+        /// <summary>Lists a free block on the shared free lists of this core's stripe; the caller then counts it free.</summary>
         internal void PushShared(in FreeBlock block, int classIndex) => StackFor(classIndex, CurrentStripe()).Push(block);
 
         /// <summary>This thread's cache if it belongs to this allocator.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         private ThreadCache? CurrentCache()
         {
             WeakReference<ThreadCache>? reference = t_cache;
@@ -249,18 +296,25 @@ namespace ArrowLz4Fast.Memory
         }
 
         /// <summary>This thread's cache, made (or moved here from another allocator) when the thread needs one.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         private ThreadCache? CacheForAllocation()
+        {
+            WeakReference<ThreadCache>? reference = t_cache;
+            return reference is not null && reference.TryGetTarget(out ThreadCache? cache) && cache.Allocator == this
+                ? cache
+                : CacheForAllocationSlow();
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private ThreadCache? CacheForAllocationSlow()
         {
             WeakReference<ThreadCache>? reference = t_cache;
             if (reference is not null && reference.TryGetTarget(out ThreadCache? cache))
             {
-                if (cache.Allocator == this)
-                    return cache;
                 if (++t_cacheMisses < MissesToMoveCache)
                     return null;
                 // The thread has moved to this allocator: its blocks of the other go back to that allocator's lists.
-                cache.Retired = true;
-                cache.FlushTo(cache.Allocator);
+                cache.Allocator.RetireCache(cache);
             }
             return BindCache();
         }
@@ -272,6 +326,7 @@ namespace ArrowLz4Fast.Memory
             {
                 PruneCaches();
                 _caches.Add(cache);
+                Volatile.Write(ref _cacheSnapshot, _caches.ToArray());
             }
             t_cacheMisses = 0;
             if (t_cache is null)
@@ -281,8 +336,104 @@ namespace ArrowLz4Fast.Memory
             return cache;
         }
 
-        /// <summary>Forgets the caches of threads that died or moved to another allocator. Under the slab lock.</summary>
-        private void PruneCaches() => _caches.RemoveAll(static cache => cache.Retired || !cache.Thread.IsAlive);
+        /// <summary>
+        /// Hands back the blocks of a cache whose thread (the calling one, outside any operation on it) moves to
+        /// another allocator, and forgets the cache.
+        /// </summary>
+        private void RetireCache(ThreadCache cache)
+        {
+            lock (_slabLock)
+            {
+                // Under the lock no trim holds the cache, and its own thread is here, so nobody else touches it.
+                cache.FlushTo(this);
+                cache.Retire();
+                PruneCachesOnly();
+                ReleaseFreeSlabs(_maxIdleBytes, ArrowLz4FastMetrics.TrimLimit);
+            }
+        }
+
+        /// <summary>
+        /// Forgets the caches of threads that moved to another allocator (already emptied) or died (emptied here: a
+        /// dead thread cannot be in an operation on its cache, and its writes were complete when it ended). Under the
+        /// slab lock.
+        /// </summary>
+        private void PruneCaches()
+        {
+            if (PruneCachesOnly())
+                ReleaseFreeSlabs(_maxIdleBytes, ArrowLz4FastMetrics.TrimLimit);
+        }
+
+        /// <summary><see cref="PruneCaches"/> without enforcing the cap after; whether any cache was forgotten.</summary>
+        private bool PruneCachesOnly()
+        {
+            int before = _caches.Count;
+            for (int i = before - 1; i >= 0; i--)
+            {
+                ThreadCache cache = _caches[i];
+                if (cache.Retired)
+                {
+                    _caches.RemoveAt(i);
+                }
+                else if (!cache.Thread.IsAlive)
+                {
+                    cache.FlushTo(this);
+                    cache.Retire();
+                    _caches.RemoveAt(i);
+                }
+            }
+            if (_caches.Count == before)
+                return false;
+            Volatile.Write(ref _cacheSnapshot, _caches.ToArray());
+            return true;
+        }
+
+        /// <summary>
+        /// Takes every thread cache's blocks back to the shared lists, counted free, so that trimming sees their slabs
+        /// as they are. Under the slab lock (which a thread never holds while in an operation on its cache, so the
+        /// waits below end). See <see cref="ThreadCache"/> for the handshake.
+        /// </summary>
+        private void ReclaimCachedBlocks()
+        {
+            PruneCachesOnly();
+            ReclaimFrom(_caches);
+        }
+
+        /// <summary>
+        /// Takes the blocks of <paramref name="caches"/> back and lets go of their groups (see
+        /// <see cref="ReclaimCachedBlocks"/>). A cache seen empty is not revoked (a block its thread caches meanwhile
+        /// was in use when the trim looked), so a trim with nothing cached costs no process-wide barrier.
+        /// </summary>
+        private void ReclaimFrom(List<ThreadCache> caches)
+        {
+            var holding = new List<ThreadCache>();
+            foreach (ThreadCache cache in caches)
+            {
+                // The buffers of the group it was filling that are dropped undisposed come back from now on.
+                cache.DropGroup();
+                if (Volatile.Read(ref cache.CachedBytes) > 0)
+                    holding.Add(cache);
+            }
+            if (holding.Count == 0)
+                return;
+            foreach (ThreadCache cache in holding)
+                cache.Revoke();
+            ThreadCache.BarrierAfterRevoke();
+            foreach (ThreadCache cache in holding)
+            {
+                try
+                {
+                    cache.WaitUntilIdle();
+                    cache.FlushTo(this);
+                }
+                finally
+                {
+                    cache.Restore();
+                }
+            }
+        }
+
+        /// <summary>Bytes of the blocks in every thread's cache, for tests.</summary>
+        internal long CachedBytesOfAllCaches() => CachedBytes();
 
         /// <summary>Blocks in this thread's cache of this allocator, for tests.</summary>
         internal int CachedOnThisThread() => CurrentCache()?.CountCached() ?? 0;
@@ -396,7 +547,13 @@ namespace ArrowLz4Fast.Memory
         {
             _slabs.Add(slab);
             Volatile.Write(ref _slabSnapshot, _slabs.ToArray());
+            bool crossesCap = _retained <= _maxIdleBytes && _retained + slab.Size > _maxIdleBytes;
             Volatile.Write(ref _retained, _retained + slab.Size);
+            // Over the cap, returned blocks stay out of threads' caches (Return), and what the caches hold now goes back
+            // to the shared lists: a cached block counts in use, so it would keep its slab from going back when its other
+            // blocks are free, and no return would see the free memory over the cap. One handshake per crossing.
+            if (crossesCap)
+                ReclaimCachedBlocks();
             ArmIdleTimer();
             return slab;
         }
@@ -404,7 +561,24 @@ namespace ArrowLz4Fast.Memory
         private void EnforceIdleLimit()
         {
             lock (_slabLock)
+            {
                 ReleaseFreeSlabs(_maxIdleBytes, ArrowLz4FastMetrics.TrimLimit);
+                // Still over the cap: blocks in threads' caches (counted in use) may be what keeps slabs partly used.
+                if (_retained - SlabBytesInUse > _maxIdleBytes && CachedBytes() > 0)
+                {
+                    ReclaimCachedBlocks();
+                    ReleaseFreeSlabs(_maxIdleBytes, ArrowLz4FastMetrics.TrimLimit);
+                }
+            }
+        }
+
+        /// <summary>Bytes of the blocks in threads' caches (read racily).</summary>
+        private long CachedBytes()
+        {
+            long total = 0;
+            foreach (ThreadCache cache in Volatile.Read(ref _cacheSnapshot))
+                total += Volatile.Read(ref cache.CachedBytes);
+            return total;
         }
 
         /// <summary>
@@ -414,7 +588,7 @@ namespace ArrowLz4Fast.Memory
         private long ReleaseFreeSlabs(long keepIdle, string reason)
         {
             long released = 0;
-            long inUse = BytesInUse; // slabs given back had nothing in use, so this stays right through the loop
+            long inUse = SlabBytesInUse; // slabs given back had nothing in use, so this stays right through the loop
             for (int pass = 0; pass < 2; pass++)
             {
                 for (int i = _slabs.Count - 1; i >= 0 && _retained - inUse > keepIdle; i--)
@@ -503,17 +677,35 @@ namespace ArrowLz4Fast.Memory
                 for (int i = 0; i < _activity.Length; i++)
                     activity += Volatile.Read(ref _activity[i].Value);
                 PruneCaches();
+                List<ThreadCache>? quietCaches = null;
                 foreach (ThreadCache cache in _caches)
-                    activity += Volatile.Read(ref cache.Activity);
+                {
+                    long cacheActivity = Volatile.Read(ref cache.Activity);
+                    activity += cacheActivity;
+                    // A thread that stopped using the allocator while others go on: its cached blocks and the group
+                    // it was filling go back after the same grace period as the whole allocator's memory.
+                    if (cacheActivity != cache.ActivitySeen)
+                    {
+                        cache.ActivitySeen = cacheActivity;
+                        cache.QuietTicks = 0;
+                    }
+                    else if (++cache.QuietTicks == QuietTicksToTrim)
+                    {
+                        (quietCaches ??= new List<ThreadCache>()).Add(cache);
+                    }
+                }
                 if (activity != _activitySeen)
                 {
                     _activitySeen = activity;
                     _quietTicks = 0;
+                    if (quietCaches is not null)
+                        ReclaimFrom(quietCaches);
                     return;
                 }
                 if (++_quietTicks < QuietTicksToTrim)
                     return;
                 _quietTicks = 0;
+                ReclaimCachedBlocks();
                 ReleaseFreeSlabs(0, ArrowLz4FastMetrics.TrimIdle);
                 // Slabs with buffers still in use are looked at again later; with none left the timer sleeps until the
                 // next slab is taken.

@@ -20,7 +20,8 @@ namespace ArrowLz4Fast.Memory
 
         /// <summary>
         /// The retention cap: the most bytes of free memory (retained but not in use) kept for reuse. When returned
-        /// buffers push the free memory past it, slabs with no buffer in use go back to the OS at once. Default: 256 MiB,
+        /// buffers push the free memory past it, slabs with no buffer in use go back to the OS at once (threads keep no
+        /// free blocks of their own while the allocator retains more than this). Default: 256 MiB,
         /// or an eighth of the memory available to the process if that is less (on .NET 8 and later, which know a
         /// container's limit). 0 keeps nothing a buffer does not use.
         /// </summary>

@@ -8,7 +8,8 @@ namespace ArrowLz4Fast.Memory
     /// <summary>
     /// One buffer handed to Arrow: a block of a slab, exposed as exactly the requested length. Disposing it returns
     /// the block to the allocator's free list; an owner that is never disposed returns it through the finalizer of its
-    /// <see cref="OwnerGroup"/>, so a forgotten batch costs a GC cycle, not a leak. Owners are not pooled: a disposed
+    /// <see cref="OwnerGroup"/>, so a forgotten batch costs a GC cycle (and, for the last small buffers a thread
+    /// allocated, its next allocations or a trim), not a leak. Owners are not pooled: a disposed
     /// owner stays disposed, so a stale reference to it can never reach memory since handed to someone else.
     /// </summary>
     /// <remarks>
@@ -74,6 +75,9 @@ namespace ArrowLz4Fast.Memory
             _group = group;
             _slot = (byte)slot;
         }
+
+        /// <summary>Bytes of the block (its size class), for tests.</summary>
+        internal long BlockBytes => SizeClasses.SizeOf(_classIndex);
 
         /// <summary>The group tracking this owner, for tests.</summary>
         internal OwnerGroup? Group => _group;
