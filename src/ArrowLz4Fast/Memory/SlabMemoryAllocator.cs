@@ -153,7 +153,7 @@ namespace ArrowLz4Fast.Memory
             {
                 // Threads' caches keep their blocks counted in use by the slabs; they are not in use by a buffer. (Read
                 // while other threads allocate, the sum is a moment's approximation, never below zero.)
-                return Math.Max(0, SlabBytesInUse - CachedBytes());
+                return Math.Max(0, SlabBytesInUse - CachedBytesOfAllCaches());
             }
         }
 
@@ -347,8 +347,7 @@ namespace ArrowLz4Fast.Memory
                 // Under the lock no trim holds the cache, and its own thread is here, so nobody else touches it.
                 cache.FlushTo(this);
                 cache.Retire();
-                PruneCachesOnly();
-                ReleaseFreeSlabs(_maxIdleBytes, ArrowLz4FastMetrics.TrimLimit);
+                PruneCaches(); // forgets it, and enforces the cap on what it handed back
             }
         }
 
@@ -431,9 +430,6 @@ namespace ArrowLz4Fast.Memory
                 }
             }
         }
-
-        /// <summary>Bytes of the blocks in every thread's cache, for tests.</summary>
-        internal long CachedBytesOfAllCaches() => CachedBytes();
 
         /// <summary>Blocks in this thread's cache of this allocator, for tests.</summary>
         internal int CachedOnThisThread() => CurrentCache()?.CountCached() ?? 0;
@@ -564,7 +560,7 @@ namespace ArrowLz4Fast.Memory
             {
                 ReleaseFreeSlabs(_maxIdleBytes, ArrowLz4FastMetrics.TrimLimit);
                 // Still over the cap: blocks in threads' caches (counted in use) may be what keeps slabs partly used.
-                if (_retained - SlabBytesInUse > _maxIdleBytes && CachedBytes() > 0)
+                if (_retained - SlabBytesInUse > _maxIdleBytes && CachedBytesOfAllCaches() > 0)
                 {
                     ReclaimCachedBlocks();
                     ReleaseFreeSlabs(_maxIdleBytes, ArrowLz4FastMetrics.TrimLimit);
@@ -572,8 +568,8 @@ namespace ArrowLz4Fast.Memory
             }
         }
 
-        /// <summary>Bytes of the blocks in threads' caches (read racily).</summary>
-        private long CachedBytes()
+        /// <summary>Bytes of the blocks in threads' caches (read racily; tests read it too).</summary>
+        internal long CachedBytesOfAllCaches()
         {
             long total = 0;
             foreach (ThreadCache cache in Volatile.Read(ref _cacheSnapshot))

@@ -128,9 +128,6 @@ namespace ArrowLz4Fast.Memory
         /// </summary>
         public void DropGroup() => Volatile.Write(ref _group, null);
 
-        /// <summary>The group being filled, for tests.</summary>
-        internal OwnerGroup? CurrentGroup => Volatile.Read(ref _group);
-
         /// <summary>
         /// Keeps the block of a disposed buffer (still counted in use by its slab) if the class has room and no trim
         /// holds the cache. Only the owning thread calls this.
