@@ -215,6 +215,27 @@ namespace ArrowLz4Fast.Benchmarks
         [Benchmark]
         public long ArrowLz4Fast_2Cores_1MiBBlocks() => Write(_twoLargeBlocks);
 
+        /// <summary>One core, every block compressed by K4os <c>LZ4Codec.Encode</c> (the encoder before the package's own; same bytes).</summary>
+        [Benchmark]
+        public long ArrowLz4Fast_1Core_K4osBlocks() => WithK4osBlocks(_one);
+
+        /// <summary>Two cores, every block compressed by K4os <c>LZ4Codec.Encode</c> (the encoder before the package's own; same bytes).</summary>
+        [Benchmark]
+        public long ArrowLz4Fast_2Cores_K4osBlocks() => WithK4osBlocks(_two);
+
+        private long WithK4osBlocks(ICompressionCodecFactory factory)
+        {
+            ArrowLz4Fast.Frames.Lz4BlockEncoder.UseK4osForEveryLevel = true;
+            try
+            {
+                return Write(factory);
+            }
+            finally
+            {
+                ArrowLz4Fast.Frames.Lz4BlockEncoder.UseK4osForEveryLevel = false;
+            }
+        }
+
         private long Write(ICompressionCodecFactory factory)
         {
             _output.SetLength(0);

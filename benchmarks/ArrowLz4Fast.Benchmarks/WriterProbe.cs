@@ -34,6 +34,11 @@ namespace ArrowLz4Fast.Benchmarks
                 ("64 KiB blocks, 2 cores, min 256 KiB", Fast(64 << 10, 2, 256 << 10)),
                 ("64 KiB blocks, 2 cores, min 512 KiB", Fast(64 << 10, 2, 512 << 10)),
             };
+            // ARROWLZ4FAST_WRITER_PROBE_ONLY=<substring>: only the official codec and the variants whose name has it,
+            // so a profiler sees one variant (e.g. "256 KiB blocks, 2 cores, min 256").
+            string? only = Environment.GetEnvironmentVariable("ARROWLZ4FAST_WRITER_PROBE_ONLY");
+            if (!string.IsNullOrEmpty(only))
+                variants.RemoveAll(v => v.Name != "official" && v.Name.IndexOf(only, StringComparison.Ordinal) < 0);
             var times = new List<double>[variants.Count];
             var sizes = new long[variants.Count];
             for (int k = 0; k < variants.Count; k++)
@@ -58,7 +63,8 @@ namespace ArrowLz4Fast.Benchmarks
                 double median = times[k][times[k].Count / 2];
                 Console.WriteLine($"{variants[k].Name,-40} median {median,7:0.00} ms (min {times[k][0],7:0.00}), {official / median:0.00}x official, {sizes[k] / 1048576.0:0.00} MiB");
             }
-            ReadBack(batches, allocator);
+            if (string.IsNullOrEmpty(only))
+                ReadBack(batches, allocator);
             return 0;
         }
 

@@ -88,8 +88,28 @@ namespace ArrowLz4Fast.Fuzz
             }
         }
 
+        /// <summary>
+        /// liblz4's block compressor at the default level (<c>LZ4_compress_default</c>): the compressed length, or 0 when
+        /// it does not fit in <paramref name="destination"/>. The reference for the package's block encoder.
+        /// </summary>
+        public static int CompressDefault(ReadOnlySpan<byte> source, Span<byte> destination)
+        {
+            fixed (byte* src = source)
+            fixed (byte* dst = destination)
+                return LZ4_compress_default(src, dst, source.Length, destination.Length);
+        }
+
+        /// <summary>liblz4's worst-case compressed length of <paramref name="length"/> bytes.</summary>
+        public static int CompressBound(int length) => LZ4_compressBound(length);
+
         [DllImport(Library)]
         private static extern int LZ4_versionNumber();
+
+        [DllImport(Library)]
+        private static extern int LZ4_compress_default(byte* source, byte* destination, int sourceLength, int capacity);
+
+        [DllImport(Library)]
+        private static extern int LZ4_compressBound(int length);
 
         [DllImport(Library)]
         private static extern nuint LZ4F_createDecompressionContext(out IntPtr context, uint version);

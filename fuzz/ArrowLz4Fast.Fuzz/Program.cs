@@ -37,6 +37,8 @@ var mutator = new Mutator(seeds);
 
 if (options.Index is long single)
     return Replay.One(mutator, options.Seed, single);
+if (options.Encode)
+    return EncodeCheck.Run(options, mutator);
 
 var oracles = new Oracle[options.Threads];
 var current = new long[options.Threads];

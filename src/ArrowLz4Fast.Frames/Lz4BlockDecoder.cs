@@ -395,12 +395,5 @@ namespace ArrowLz4Fast.Frames
             }
             while (dst < end);
         }
-
-        [StructLayout(LayoutKind.Sequential, Size = 16)]
-        private struct Bytes16
-        {
-            private readonly ulong _a;
-            private readonly ulong _b;
-        }
     }
 }

@@ -6,9 +6,11 @@ using K4os.Hash.xxHash;
 namespace ArrowLz4Fast.Frames
 {
     /// <summary>
-    /// Writes one LZ4 frame with independent blocks straight into a caller's span: every block is compressed by K4os
-    /// <see cref="LZ4Codec.Encode(ReadOnlySpan{byte}, Span{byte}, LZ4Level)"/> in its final place, and a block that
-    /// would not shrink is stored uncompressed (the high bit of its size field), as the format requires.
+    /// Writes one LZ4 frame with independent blocks straight into a caller's span: every block is compressed in its
+    /// final place, at levels 0-2 by the package's port of liblz4's block compressor (liblz4's
+    /// <c>LZ4_compress_default</c> bytes), at the HC levels by K4os
+    /// <see cref="LZ4Codec.Encode(ReadOnlySpan{byte}, Span{byte}, LZ4Level)"/>, and a block that would not shrink is
+    /// stored uncompressed (the high bit of its size field), as the format requires.
     /// No intermediate buffer, no managed allocation.
     /// </summary>
     public static class Lz4FrameEncoder
@@ -130,7 +132,7 @@ namespace ArrowLz4Fast.Frames
                 Span<byte> data = destination.Slice(position + Lz4FrameConstants.BlockHeaderLength);
                 // Capping the output below the block's own length makes K4os give up as soon as it cannot shrink it.
                 int limit = Math.Min(room, block.Length - 1);
-                int stored = limit > 0 ? LZ4Codec.Encode(block, data.Slice(0, limit), level) : -1;
+                int stored = limit > 0 ? Lz4BlockEncoder.Encode(block, data.Slice(0, limit), level) : -1;
                 uint sizeField;
                 if (stored > 0)
                 {

@@ -244,7 +244,7 @@ namespace ArrowLz4Fast.Frames
                 : _scratch + (long)(index - _firstScratchBlock) * _blockSize;
             // The sequential limit whenever the destination has room for it; PlaceNext checks that it had.
             int limit = length - 1;
-            int stored = limit > 0 ? LZ4Codec.Encode(source, length, output, limit, _level) : -1;
+            int stored = limit > 0 ? Lz4BlockEncoder.Encode(source, length, output, limit, _level) : -1;
             block.Output = output;
             block.Stored = stored;
             if (_checksumLength != 0)
