@@ -63,7 +63,7 @@ namespace ArrowLz4Fast.Benchmarks
 
         private static void Buffers(int roundsOption)
         {
-            foreach ((int blockSize, int length) in new[] { (64 << 10, 1 << 20), (64 << 10, 8 << 20), (1 << 20, 2 << 20), (1 << 20, 8 << 20) })
+            foreach ((int blockSize, int length) in new[] { (256 << 10, 256 << 10), (1 << 20, 1 << 20), (256 << 10, 1 << 20), (64 << 10, 1 << 20), (64 << 10, 8 << 20), (1 << 20, 2 << 20), (1 << 20, 8 << 20) })
             {
                 var buffer = BlockSizeBenchmarks.TableContent(length);
                 var one = new Lz4FastCodec(new Lz4FastOptions { MaxDegreeOfParallelism = 1, BlockSize = blockSize });
