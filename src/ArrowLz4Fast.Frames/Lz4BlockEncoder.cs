@@ -2,6 +2,7 @@ using System;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using K4os.Compression.LZ4;
+using static ArrowLz4Fast.Frames.Lz4Copy;
 
 namespace ArrowLz4Fast.Frames
 {
@@ -201,11 +202,8 @@ namespace ArrowLz4Fast.Frames
                         return 0;
                     if (litLength >= RunMask)
                     {
-                        uint len = litLength - RunMask;
                         *token = (byte)(RunMask << MlBits);
-                        for (; len >= 255; len -= 255)
-                            *op++ = 255;
-                        *op++ = (byte)len;
+                        op = WriteLengthBytes(op, litLength - RunMask);
                     }
                     else
                     {
@@ -277,11 +275,8 @@ namespace ArrowLz4Fast.Frames
                     return 0;
                 if (lastRun >= RunMask)
                 {
-                    uint accumulator = lastRun - RunMask;
                     *op++ = (byte)(RunMask << MlBits);
-                    for (; accumulator >= 255; accumulator -= 255)
-                        *op++ = 255;
-                    *op++ = (byte)accumulator;
+                    op = WriteLengthBytes(op, lastRun - RunMask);
                 }
                 else
                 {
@@ -295,6 +290,16 @@ namespace ArrowLz4Fast.Frames
             return (int)(op - dest);
         }
 
+        /// <summary>The bytes after a token whose literal length field is full: 255 while more remains, then the rest.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        private static byte* WriteLengthBytes(byte* op, uint remaining)
+        {
+            for (; remaining >= 255; remaining -= 255)
+                *op++ = 255;
+            *op++ = (byte)remaining;
+            return op;
+        }
+
         /// <summary>
         /// Copies a literal run. The caller checked that 8 bytes of slack follow it in the output (its token's
         /// check), and the run ends at least <c>MfLimit</c> bytes before the input's end, so the 8-byte wild copy stays
@@ -305,25 +310,9 @@ namespace ArrowLz4Fast.Frames
         {
             byte* end = dst + length;
             if (length > 16 && end + 32 <= olimit && src + length + 32 <= iend)
-            {
-                do
-                {
-                    Unsafe.WriteUnaligned(dst, Unsafe.ReadUnaligned<Bytes16>(src));
-                    Unsafe.WriteUnaligned(dst + 16, Unsafe.ReadUnaligned<Bytes16>(src + 16));
-                    dst += 32;
-                    src += 32;
-                }
-                while (dst < end);
-                return;
-            }
-
-            do
-            {
-                Unsafe.WriteUnaligned(dst, Unsafe.ReadUnaligned<ulong>(src));
-                dst += 8;
-                src += 8;
-            }
-            while (dst < end);
+                WildCopy32(dst, src, end);
+            else
+                WildCopy8(dst, src, end);
         }
 
         /// <summary>How many bytes from <paramref name="pIn"/> equal those from <paramref name="pMatch"/>, up to <paramref name="pInLimit"/>.</summary>
