@@ -2,7 +2,6 @@ using System;
 using System.Collections.Generic;
 using System.Diagnostics;
 using System.IO;
-using System.Runtime.InteropServices;
 using Apache.Arrow.Compression;
 using Apache.Arrow.Ipc;
 using ArrowLz4Fast.Benchmarks.Harness;
@@ -32,7 +31,7 @@ namespace ArrowLz4Fast.Benchmarks
 
         public static int Run(string[] args)
         {
-            if (!OperatingSystem.IsLinux() || Environment.ProcessorCount < 2)
+            if (!VcpuSpeed.CanPin)
             {
                 Console.WriteLine("// the core-speed probe pins threads with sched_setaffinity: Linux with two or more cores only");
                 return 1;
@@ -121,21 +120,7 @@ namespace ArrowLz4Fast.Benchmarks
         }
 
         /// <summary>Variant 0: the calling thread on vCPU 0 only; 1: on vCPU 1 only; 2: on every core (unpinned).</summary>
-        private static void Pin(int variant)
-        {
-            ulong mask = variant switch
-            {
-                0 => 1UL,
-                1 => 2UL,
-                _ => Environment.ProcessorCount >= 64 ? ulong.MaxValue : (1UL << Environment.ProcessorCount) - 1,
-            };
-            // pid 0: the calling thread (Linux affinity is per thread).
-            if (sched_setaffinity(0, (IntPtr)sizeof(ulong), ref mask) != 0)
-                throw new InvalidOperationException("sched_setaffinity failed: " + Marshal.GetLastPInvokeError());
-        }
-
-        [DllImport("libc", SetLastError = true)]
-        private static extern int sched_setaffinity(int pid, IntPtr cpusetsize, ref ulong mask);
+        private static void Pin(int variant) => VcpuSpeed.Pin(variant < 2 ? variant : -1);
 
         /// <summary>Per-round single-core times on each vCPU and the two-core time, summarised over the rounds.</summary>
         private sealed class Rounds

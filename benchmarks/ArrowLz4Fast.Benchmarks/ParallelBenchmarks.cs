@@ -160,7 +160,11 @@ namespace ArrowLz4Fast.Benchmarks
                 throw new InvalidOperationException("the buffer does not compress");
             _frame = frame.AsSpan(0, written).ToArray();
             _output = new byte[Length];
+            Console.WriteLine("// vCPU speed at setup: " + VcpuSpeed.Measure());
         }
+
+        [GlobalCleanup]
+        public void Cleanup() => Console.WriteLine("// vCPU speed at cleanup: " + VcpuSpeed.Measure());
 
         [Benchmark(Baseline = true)]
         public int Decode_1Core() => _one.Decompress(_frame, _output);
@@ -201,7 +205,11 @@ namespace ArrowLz4Fast.Benchmarks
             _batches = SyntheticTable.Batches();
             _output = new MemoryStream(64 << 20);
             _allocator = Allocators.Create(Allocator);
+            Console.WriteLine("// vCPU speed at setup: " + VcpuSpeed.Measure());
         }
+
+        [GlobalCleanup]
+        public void Cleanup() => Console.WriteLine("// vCPU speed at cleanup: " + VcpuSpeed.Measure());
 
         [Benchmark(Baseline = true)]
         public long Official() => Write(new CompressionCodecFactory());

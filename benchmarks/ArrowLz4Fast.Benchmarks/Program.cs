@@ -52,6 +52,8 @@ namespace ArrowLz4Fast.Benchmarks
                 return EncodeProbe.Run(args);
             if (args.Contains(SchedulingProbe.Switch))
                 return SchedulingProbe.Run(args);
+            if (args.Contains(HelperOutputProbe.Switch))
+                return HelperOutputProbe.Run();
             if (args.Contains(CoreSpeedProbe.Switch))
                 return CoreSpeedProbe.Run(args);
             if (args.Contains(ParallelProbe.Switch))

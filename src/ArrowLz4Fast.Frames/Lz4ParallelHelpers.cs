@@ -45,6 +45,41 @@ namespace ArrowLz4Fast.Frames
 
         private static Helper[]? s_helpers;
 
+        [ThreadStatic]
+        private static bool t_isHelperThread;
+
+        [ThreadStatic]
+        private static byte[]? t_scratch;
+
+        /// <summary>Whether the current thread is one of the helpers (not the caller, not a thread-pool thread).</summary>
+        internal static bool IsHelperThread => t_isHelperThread;
+
+        /// <summary>
+        /// The current helper thread's own output buffer, at least <paramref name="length"/> bytes: grown to the next
+        /// power of two (at least 64 KiB) when a longer block comes, so a helper keeps one buffer of the largest block
+        /// it compressed (256 KiB at the default block size) for its life; thread-pool threads, which come and go, use
+        /// none.
+        /// </summary>
+        /// <param name="length">The bytes needed.</param>
+        internal static byte[] Scratch(int length)
+        {
+            byte[]? scratch = t_scratch;
+            if (scratch == null || scratch.Length < length)
+            {
+                int size = 64 << 10;
+                while (size < length && size < (1 << 30))
+                    size <<= 1;
+                size = Math.Max(size, length);
+#if NET5_0_OR_GREATER
+                scratch = GC.AllocateUninitializedArray<byte>(size);
+#else
+                scratch = new byte[size];
+#endif
+                t_scratch = scratch;
+            }
+            return scratch;
+        }
+
         /// <summary>Posts <paramref name="job"/> to up to <paramref name="wanted"/> idle helpers; returns how many took it.</summary>
         internal static int Post(Lz4ParallelJob job, int wanted)
         {
@@ -101,6 +136,7 @@ namespace ArrowLz4Fast.Frames
 
             private void Loop()
             {
+                t_isHelperThread = true;
                 Lz4ParallelJob? helped = null;
                 while (true)
                 {

@@ -2,6 +2,7 @@ using System;
 using System.Buffers.Binary;
 using System.Collections.Generic;
 using System.Linq;
+using System.Threading;
 using ArrowLz4Fast.Frames;
 using ArrowLz4Fast.Tests.Support;
 using Xunit;
@@ -67,6 +68,32 @@ namespace ArrowLz4Fast.Tests
         }
 
         [Fact]
+        public void Helper_threads_compress_into_their_own_buffer_and_the_frame_is_the_sequential_one()
+        {
+            if (Environment.ProcessorCount < 2)
+                return; // no helper thread on one core: the caller compresses every block
+            // Growing block sizes, so a helper's buffer grows between calls (64 KiB blocks, then 1 MiB, then 4 MiB).
+            foreach (int blockSize in new[] { 65536, 1 << 20, 4 << 20 })
+            {
+                byte[] payload = TestData.Mixed(4 * blockSize + 777, blockSize);
+                var sequential = new Lz4FrameEncoderOptions(blockSize, 0, contentChecksum: true, blockChecksum: true, contentSize: false, Lz4Parallelism.Sequential);
+                var parallel = new Lz4FrameEncoderOptions(blockSize, 0, contentChecksum: true, blockChecksum: true, contentSize: false, new Lz4Parallelism(2, 1));
+                var expected = new byte[Lz4FrameEncoder.GetMaxEncodedLength(payload.Length, sequential)];
+                Assert.True(Lz4FrameEncoder.TryEncode(payload, expected, out int expectedLength, sequential));
+                long before = Interlocked.Read(ref Lz4ParallelEncoder.HelperOwnBufferBlocks);
+                // A helper takes a block whenever it gets a core in time; on two idle cores that is nearly every call.
+                for (int call = 0; call < 2000 && Interlocked.Read(ref Lz4ParallelEncoder.HelperOwnBufferBlocks) == before; call++)
+                {
+                    var actual = new GuardedBuffer(expected.Length);
+                    Assert.True(Lz4FrameEncoder.TryEncode(payload, actual.Span, out int actualLength, parallel));
+                    actual.AssertGuardsIntact();
+                    Assert.True(expected.AsSpan(0, expectedLength).SequenceEqual(actual.Span.Slice(0, actualLength)), $"{blockSize}-byte blocks, call {call}");
+                }
+                Assert.True(Interlocked.Read(ref Lz4ParallelEncoder.HelperOwnBufferBlocks) > before, $"no helper compressed a block of {blockSize} bytes into its own buffer in 2,000 calls");
+            }
+        }
+
+        [Fact]
         public void Parallel_encode_at_hc_levels_writes_the_sequential_bytes()
         {
             byte[] payload = TestData.Mixed(700_000, 9);
@@ -110,18 +137,19 @@ namespace ArrowLz4Fast.Tests
             {
                 var expected = new GuardedBuffer(length);
                 bool expectedFits = Lz4FrameEncoder.TryEncode(payload, expected.Span, out int expectedWritten, sequentialOptions);
-                foreach (Lz4ParallelEncoder.PlacementMode placement in new[] { Lz4ParallelEncoder.PlacementMode.Scratch, Lz4ParallelEncoder.PlacementMode.Slots })
+                foreach ((Lz4ParallelEncoder.PlacementMode placement, bool helperOutput) in new[] { (Lz4ParallelEncoder.PlacementMode.Scratch, true), (Lz4ParallelEncoder.PlacementMode.Slots, true), (Lz4ParallelEncoder.PlacementMode.Slots, false) })
                 foreach (int degree in new[] { 2, 8 })
                 {
                     Lz4ParallelEncoder.PlacementMode shipped = Lz4ParallelEncoder.Placement;
                     Lz4ParallelEncoder.Placement = placement;
+                    Lz4ParallelEncoder.PrivateHelperOutput = helperOutput;
                     try
                     {
                         var actual = new GuardedBuffer(length);
                         var parallelOptions = new Lz4FrameEncoderOptions(options.BlockSize, options.Level, options.ContentChecksum, options.BlockChecksum, options.ContentSize, new Lz4Parallelism(degree, 1));
                         bool actualFits = Lz4FrameEncoder.TryEncode(payload, actual.Span, out int actualWritten, parallelOptions);
                         actual.AssertGuardsIntact();
-                        string context = $"{placement}, {degree} threads, destination {length} of frame {frameLength}";
+                        string context = $"{placement}, helper's own buffer {helperOutput}, {degree} threads, destination {length} of frame {frameLength}";
                         Assert.True(expectedFits == actualFits, context);
                         Assert.True(expectedWritten == actualWritten, context);
                         Assert.True(expected.Span.Slice(0, expectedWritten).SequenceEqual(actual.Span.Slice(0, actualWritten)), context);
@@ -129,6 +157,7 @@ namespace ArrowLz4Fast.Tests
                     finally
                     {
                         Lz4ParallelEncoder.Placement = shipped;
+                        Lz4ParallelEncoder.PrivateHelperOutput = true;
                     }
                 }
             }
