@@ -406,7 +406,11 @@ namespace ArrowLz4Fast.Benchmarks
             _work = new ProducerCodecWorkload(Producer);
             _repeat = (int)Math.Max(1, (64L << 20) / Math.Max(1, _work.Inputs.UncompressedBytes));
             Console.WriteLine($"// {Producer}: {_work.Inputs.Frames.Length} frames, {_work.Inputs.UncompressedBytes:N0} bytes, repeated {_repeat} times per operation");
+            Console.WriteLine("// vCPU speed at setup: " + VcpuSpeed.Measure());
         }
+
+        [GlobalCleanup]
+        public void Cleanup() => Console.WriteLine("// vCPU speed at cleanup: " + VcpuSpeed.Measure());
 
         [Benchmark(Baseline = true)]
         public long Decode_1Core() => _work.Decode(_work.One, _repeat);
