@@ -10,7 +10,7 @@ namespace ArrowLz4Fast.Benchmarks
 {
     /// <summary>
     /// <c>--core-speed-probe</c> (Linux): the parallel speed-up measured against each core separately. The project's
-    /// VM has two vCPUs whose speed differs by up to 1.6x in episodes of tens of seconds, and which one is slow
+    /// VM has two vCPUs whose speed differs by up to 1.8x in episodes of tens of seconds, and which one is slow
     /// changes (its physical core's other hyperthread presumably busy with another tenant: a latency-bound multiply
     /// chain runs at the same speed on both, hashing into a table and streaming do not). A single-core benchmark then
     /// measures whichever vCPU its thread ran on, and two cores can at best run 1 + slow/fast times the fast one.
@@ -36,10 +36,8 @@ namespace ArrowLz4Fast.Benchmarks
                 Console.WriteLine("// the core-speed probe pins threads with sched_setaffinity: Linux with two or more cores only");
                 return 1;
             }
-            int at = Array.IndexOf(args, "--rounds");
-            int roundsOption = at >= 0 && at + 1 < args.Length ? int.Parse(args[at + 1], System.Globalization.CultureInfo.InvariantCulture) : 0;
-            at = Array.IndexOf(args, "--writes");
-            int writes = at >= 0 && at + 1 < args.Length ? int.Parse(args[at + 1], System.Globalization.CultureInfo.InvariantCulture) : 40;
+            int roundsOption = ProbeOptions.Option(args, "--rounds", 0);
+            int writes = ProbeOptions.Option(args, "--writes", 40);
             Console.WriteLine($"// {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC, {Environment.ProcessorCount} cores; per round: {Burst} calls pinned to vCPU 0, {Burst} pinned to vCPU 1, {Burst} at 2 cores unpinned (medians of each burst)");
             foreach ((int blockSize, int length) in new[] { (64 << 10, 1 << 20), (256 << 10, 1 << 20), (1 << 20, 1 << 20), (64 << 10, 8 << 20), (1 << 20, 8 << 20) })
             {

@@ -48,8 +48,8 @@ namespace ArrowLz4Fast.Benchmarks
 
         public static int Run(string[] args)
         {
-            long targetBytes = (long)Option(args, "--size-mib", 1024) << 20;
-            string output = OptionString(args, "--out") ?? Path.Combine(RepositoryPaths.Root, "benchmarks", "results", "stream-1gib.md");
+            long targetBytes = (long)ProbeOptions.Option(args, "--size-mib", 1024) << 20;
+            string output = ProbeOptions.OptionString(args, "--out") ?? Path.Combine(RepositoryPaths.Root, "benchmarks", "results", "stream-1gib.md");
             long defaultCap = new SlabMemoryAllocatorOptions().MaxIdleBytes;
 
             var total = Stopwatch.StartNew();
@@ -224,16 +224,5 @@ namespace ArrowLz4Fast.Benchmarks
 
         private static string Mib(long bytes) => (bytes / 1048576.0).ToString("0.0", CultureInfo.InvariantCulture);
 
-        private static int Option(string[] args, string name, int fallback)
-        {
-            string? value = OptionString(args, name);
-            return value is null ? fallback : int.Parse(value, CultureInfo.InvariantCulture);
-        }
-
-        private static string? OptionString(string[] args, string name)
-        {
-            int i = System.Array.IndexOf(args, name);
-            return i >= 0 && i + 1 < args.Length ? args[i + 1] : null;
-        }
     }
 }

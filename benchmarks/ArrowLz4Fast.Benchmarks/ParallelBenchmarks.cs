@@ -160,11 +160,11 @@ namespace ArrowLz4Fast.Benchmarks
                 throw new InvalidOperationException("the buffer does not compress");
             _frame = frame.AsSpan(0, written).ToArray();
             _output = new byte[Length];
-            Console.WriteLine("// vCPU speed at setup: " + VcpuSpeed.Measure());
+            VcpuSpeed.Log("setup");
         }
 
         [GlobalCleanup]
-        public void Cleanup() => Console.WriteLine("// vCPU speed at cleanup: " + VcpuSpeed.Measure());
+        public void Cleanup() => VcpuSpeed.Log("cleanup");
 
         [Benchmark(Baseline = true)]
         public int Decode_1Core() => _one.Decompress(_frame, _output);
@@ -205,11 +205,11 @@ namespace ArrowLz4Fast.Benchmarks
             _batches = SyntheticTable.Batches();
             _output = new MemoryStream(64 << 20);
             _allocator = Allocators.Create(Allocator);
-            Console.WriteLine("// vCPU speed at setup: " + VcpuSpeed.Measure());
+            VcpuSpeed.Log("setup");
         }
 
         [GlobalCleanup]
-        public void Cleanup() => Console.WriteLine("// vCPU speed at cleanup: " + VcpuSpeed.Measure());
+        public void Cleanup() => VcpuSpeed.Log("cleanup");
 
         [Benchmark(Baseline = true)]
         public long Official() => Write(new CompressionCodecFactory());
@@ -406,11 +406,11 @@ namespace ArrowLz4Fast.Benchmarks
             _work = new ProducerCodecWorkload(Producer);
             _repeat = (int)Math.Max(1, (64L << 20) / Math.Max(1, _work.Inputs.UncompressedBytes));
             Console.WriteLine($"// {Producer}: {_work.Inputs.Frames.Length} frames, {_work.Inputs.UncompressedBytes:N0} bytes, repeated {_repeat} times per operation");
-            Console.WriteLine("// vCPU speed at setup: " + VcpuSpeed.Measure());
+            VcpuSpeed.Log("setup");
         }
 
         [GlobalCleanup]
-        public void Cleanup() => Console.WriteLine("// vCPU speed at cleanup: " + VcpuSpeed.Measure());
+        public void Cleanup() => VcpuSpeed.Log("cleanup");
 
         [Benchmark(Baseline = true)]
         public long Decode_1Core() => _work.Decode(_work.One, _repeat);

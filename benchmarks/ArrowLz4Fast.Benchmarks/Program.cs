@@ -1,5 +1,6 @@
 using System;
 using System.Linq;
+using ArrowLz4Fast.Benchmarks.Harness;
 using BenchmarkDotNet.Configs;
 using BenchmarkDotNet.Jobs;
 using BenchmarkDotNet.Running;
@@ -59,9 +60,7 @@ namespace ArrowLz4Fast.Benchmarks
             if (args.Contains(ParallelProbe.Switch))
             {
                 // --spin N: the helpers' spin after a call (µs), to compare settings in the same probe.
-                int spin = Array.IndexOf(args, "--spin");
-                if (spin >= 0 && spin + 1 < args.Length)
-                    ArrowLz4Fast.Frames.Lz4ParallelHelpers.SpinMicroseconds = int.Parse(args[spin + 1], System.Globalization.CultureInfo.InvariantCulture);
+                ArrowLz4Fast.Frames.Lz4ParallelHelpers.SpinMicroseconds = ProbeOptions.Option(args, "--spin", ArrowLz4Fast.Frames.Lz4ParallelHelpers.SpinMicroseconds);
                 return ParallelProbe.Run();
             }
             if (args.Contains(LinkedSpeculationProbe.Switch))

@@ -25,16 +25,16 @@ namespace ArrowLz4Fast.Benchmarks
 
         public static int Run(string[] args)
         {
-            int spin = Option(args, "--spin", Lz4ParallelHelpers.SpinMicroseconds);
-            int roundsOption = Option(args, "--rounds", 0);
+            int spin = ProbeOptions.Option(args, "--spin", Lz4ParallelHelpers.SpinMicroseconds);
+            int roundsOption = ProbeOptions.Option(args, "--rounds", 0);
             bool writerOnly = Array.IndexOf(args, "--writer") >= 0;
             bool buffersOnly = Array.IndexOf(args, "--buffers") >= 0;
             Lz4ParallelHelpers.SpinMicroseconds = spin;
-            s_callerSpin = Option(args, "--caller-spin", Lz4ParallelJob.CallerSpinMicroseconds);
+            s_callerSpin = ProbeOptions.Option(args, "--caller-spin", Lz4ParallelJob.CallerSpinMicroseconds);
             Console.WriteLine($"// 'pool': thread-pool items, caller parks at once (the earlier scheduling); 'helpers': helpers spin {spin} us, caller spins {s_callerSpin} us; {Environment.ProcessorCount} cores");
             if (Array.IndexOf(args, "--load") >= 0)
             {
-                Load(roundsOption > 0 ? roundsOption : 10, Option(args, "--callers", 2));
+                Load(roundsOption > 0 ? roundsOption : 10, ProbeOptions.Option(args, "--callers", 2));
                 Mode(true);
                 return 0;
             }
@@ -53,12 +53,6 @@ namespace ArrowLz4Fast.Benchmarks
         {
             Lz4ParallelHelpers.Enabled = helpers;
             Lz4ParallelJob.CallerSpinMicroseconds = helpers ? s_callerSpin : 0;
-        }
-
-        private static int Option(string[] args, string name, int fallback)
-        {
-            int at = Array.IndexOf(args, name);
-            return at >= 0 && at + 1 < args.Length ? int.Parse(args[at + 1], System.Globalization.CultureInfo.InvariantCulture) : fallback;
         }
 
         private static void Buffers(int roundsOption)

@@ -29,6 +29,12 @@ namespace ArrowLz4Fast.Benchmarks.Harness
         }
 
         /// <summary>
+        /// Prints <see cref="Measure"/> into the benchmark process's output as <c>// vCPU speed at {moment}: …</c>, the
+        /// line <c>benchmarks/results/vcpu_states.py</c> reads.
+        /// </summary>
+        public static void Log(string moment) => Console.WriteLine($"// vCPU speed at {moment}: {Measure()}");
+
+        /// <summary>
         /// The median time (µs) of compressing 128 KiB of the order-lines table's content on each vCPU, and the slower
         /// over the faster; the calling thread ends unpinned.
         /// </summary>
