@@ -1,6 +1,7 @@
 using System;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using static ArrowLz4Fast.Frames.Lz4BlockFormat;
 using static ArrowLz4Fast.Frames.Lz4Copy;
 
 namespace ArrowLz4Fast.Frames
@@ -30,15 +31,9 @@ namespace ArrowLz4Fast.Frames
     /// </remarks>
     internal static unsafe class Lz4BlockDecoder
     {
-        private const int MinMatch = 4;
-        private const int LastLiterals = 5;
-        private const int MfLimit = 12;
         private const int WildCopyLength = 8;
         private const int MatchSafeguardDistance = (2 * WildCopyLength) - MinMatch;
         private const int FastLoopSafeDistance = 64;
-        private const uint RunMask = 15;
-        private const uint MlMask = 15;
-        private const int MlBits = 4;
 
         /// <summary>
         /// Decodes one compressed block into <paramref name="window"/> after its first <paramref name="prefixLength"/>

@@ -2,6 +2,7 @@ using System;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using K4os.Compression.LZ4;
+using static ArrowLz4Fast.Frames.Lz4BlockFormat;
 using static ArrowLz4Fast.Frames.Lz4Copy;
 
 namespace ArrowLz4Fast.Frames
@@ -30,18 +31,12 @@ namespace ArrowLz4Fast.Frames
     /// </remarks>
     internal static unsafe class Lz4BlockEncoder
     {
-        private const int MinMatch = 4;
-        private const int LastLiterals = 5;
-        private const int MfLimit = 12;
         private const int MinLength = MfLimit + 1;
         private const int SkipTrigger = 6;
         private const int DistanceMax = 65535;
         private const int Limit64K = (64 * 1024) + (MfLimit - 1);
         private const int HashLog = 12;
         private const int TableBytes = 1 << 14;
-        private const uint RunMask = 15;
-        private const uint MlMask = 15;
-        private const int MlBits = 4;
         private const int MaxInputSize = 0x7E000000;
 
         /// <summary>
