@@ -1,0 +1,264 @@
+using System;
+using System.IO;
+using System.IO.Compression;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace ArrowLz4Fast.Frames
+{
+    /// <summary>
+    /// Reads or writes LZ4 frames through a <see cref="Stream"/>, in the manner of <c>BrotliStream</c> and
+    /// <c>GZipStream</c>: <see cref="CompressionMode.Decompress"/> decodes the frames the inner stream holds,
+    /// <see cref="CompressionMode.Compress"/> writes one frame to it.
+    /// </summary>
+    public sealed class Lz4FrameStream : Stream
+    {
+        private readonly Stream _stream;
+        private readonly bool _leaveOpen;
+        private Lz4FrameStreamReader? _reader;
+        private Lz4FrameStreamWriter? _writer;
+        private bool _disposed;
+
+        /// <summary>Decodes from, or encodes to, <paramref name="stream"/> with the default options, and disposes it when disposed.</summary>
+        /// <param name="stream">The stream of LZ4 frames to read, or to write the frame to.</param>
+        /// <param name="mode">Whether to decompress (read) or compress (write).</param>
+        public Lz4FrameStream(Stream stream, CompressionMode mode)
+            : this(stream, mode, leaveOpen: false)
+        {
+        }
+
+        /// <summary>Decodes from, or encodes to, <paramref name="stream"/> with the default options.</summary>
+        /// <param name="stream">The stream of LZ4 frames to read, or to write the frame to.</param>
+        /// <param name="mode">Whether to decompress (read) or compress (write).</param>
+        /// <param name="leaveOpen">Leave <paramref name="stream"/> open when this stream is disposed.</param>
+        public Lz4FrameStream(Stream stream, CompressionMode mode, bool leaveOpen)
+        {
+            if (stream is null) throw new ArgumentNullException(nameof(stream));
+            _stream = stream;
+            _leaveOpen = leaveOpen;
+            switch (mode)
+            {
+                case CompressionMode.Decompress:
+                    if (!stream.CanRead) throw new ArgumentException("The stream must be readable to decompress from it.", nameof(stream));
+                    _reader = new Lz4FrameStreamReader(stream, default);
+                    break;
+                case CompressionMode.Compress:
+                    if (!stream.CanWrite) throw new ArgumentException("The stream must be writable to compress to it.", nameof(stream));
+                    _writer = new Lz4FrameStreamWriter(stream, default);
+                    break;
+                default:
+                    throw new ArgumentOutOfRangeException(nameof(mode), mode, "Not a compression mode.");
+            }
+        }
+
+        /// <summary>Decodes the LZ4 frames <paramref name="stream"/> holds, and disposes it when disposed.</summary>
+        /// <param name="stream">The stream of LZ4 frames.</param>
+        /// <param name="options">Checksum verification and parallelism.</param>
+        public Lz4FrameStream(Stream stream, Lz4FrameDecoderOptions options)
+            : this(stream, options, leaveOpen: false)
+        {
+        }
+
+        /// <summary>Decodes the LZ4 frames <paramref name="stream"/> holds.</summary>
+        /// <param name="stream">The stream of LZ4 frames.</param>
+        /// <param name="options">Checksum verification and parallelism.</param>
+        /// <param name="leaveOpen">Leave <paramref name="stream"/> open when this stream is disposed.</param>
+        public Lz4FrameStream(Stream stream, Lz4FrameDecoderOptions options, bool leaveOpen)
+        {
+            if (stream is null) throw new ArgumentNullException(nameof(stream));
+            if (!stream.CanRead) throw new ArgumentException("The stream must be readable to decompress from it.", nameof(stream));
+            _stream = stream;
+            _leaveOpen = leaveOpen;
+            _reader = new Lz4FrameStreamReader(stream, options);
+        }
+
+        /// <summary>Writes one LZ4 frame to <paramref name="stream"/>, and disposes it when disposed.</summary>
+        /// <param name="stream">The stream the frame is written to.</param>
+        /// <param name="options">Frame settings and parallelism.</param>
+        public Lz4FrameStream(Stream stream, Lz4FrameEncoderOptions options)
+            : this(stream, options, leaveOpen: false)
+        {
+        }
+
+        /// <summary>Writes one LZ4 frame to <paramref name="stream"/>.</summary>
+        /// <param name="stream">The stream the frame is written to.</param>
+        /// <param name="options">Frame settings and parallelism.</param>
+        /// <param name="leaveOpen">Leave <paramref name="stream"/> open when this stream is disposed.</param>
+        public Lz4FrameStream(Stream stream, Lz4FrameEncoderOptions options, bool leaveOpen)
+        {
+            if (stream is null) throw new ArgumentNullException(nameof(stream));
+            if (!stream.CanWrite) throw new ArgumentException("The stream must be writable to compress to it.", nameof(stream));
+            _stream = stream;
+            _leaveOpen = leaveOpen;
+            _writer = new Lz4FrameStreamWriter(stream, options);
+        }
+
+        /// <summary>The inner stream.</summary>
+        public Stream BaseStream => _stream;
+
+        /// <inheritdoc/>
+        public override bool CanRead => !_disposed && _reader != null;
+
+        /// <inheritdoc/>
+        public override bool CanWrite => !_disposed && _writer != null;
+
+        /// <inheritdoc/>
+        public override bool CanSeek => false;
+
+        /// <inheritdoc/>
+        public override long Length => throw new NotSupportedException();
+
+        /// <inheritdoc/>
+        public override long Position
+        {
+            get => throw new NotSupportedException();
+            set => throw new NotSupportedException();
+        }
+
+        /// <inheritdoc/>
+        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+
+        /// <inheritdoc/>
+        public override void SetLength(long value) => throw new NotSupportedException();
+
+        /// <inheritdoc/>
+        public override int Read(byte[] buffer, int offset, int count)
+        {
+            CheckBufferArguments(buffer, offset, count);
+            return Reader().Read(buffer.AsSpan(offset, count));
+        }
+
+#if NETCOREAPP2_1_OR_GREATER || NETSTANDARD2_1_OR_GREATER
+        /// <inheritdoc/>
+        public override int Read(Span<byte> buffer) => Reader().Read(buffer);
+
+        /// <inheritdoc/>
+        public override ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken) =>
+            Reader().ReadAsync(buffer, cancellationToken);
+#endif
+
+        /// <inheritdoc/>
+        public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken)
+        {
+            CheckBufferArguments(buffer, offset, count);
+            return Reader().ReadAsync(buffer.AsMemory(offset, count), cancellationToken).AsTask();
+        }
+
+        /// <inheritdoc/>
+        public override void Write(byte[] buffer, int offset, int count)
+        {
+            CheckBufferArguments(buffer, offset, count);
+            Writer().Write(buffer.AsSpan(offset, count));
+        }
+
+#if NETCOREAPP2_1_OR_GREATER || NETSTANDARD2_1_OR_GREATER
+        /// <inheritdoc/>
+        public override void Write(ReadOnlySpan<byte> buffer) => Writer().Write(buffer);
+
+        /// <inheritdoc/>
+        public override ValueTask WriteAsync(ReadOnlyMemory<byte> buffer, CancellationToken cancellationToken) =>
+            Writer().WriteAsync(buffer, cancellationToken);
+#endif
+
+        /// <inheritdoc/>
+        public override Task WriteAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken)
+        {
+            CheckBufferArguments(buffer, offset, count);
+            return Writer().WriteAsync(buffer.AsMemory(offset, count), cancellationToken).AsTask();
+        }
+
+        /// <summary>In compress mode, ends the current block (as LZ4F's flush does) and flushes the inner stream.</summary>
+        public override void Flush()
+        {
+            ThrowIfDisposed();
+            _writer?.Flush();
+        }
+
+        /// <inheritdoc/>
+        public override Task FlushAsync(CancellationToken cancellationToken)
+        {
+            ThrowIfDisposed();
+            return _writer?.FlushAsync(cancellationToken) ?? Task.CompletedTask;
+        }
+
+        /// <inheritdoc/>
+        protected override void Dispose(bool disposing)
+        {
+            try
+            {
+                if (disposing && !_disposed)
+                {
+                    _disposed = true;
+                    try
+                    {
+                        _writer?.Finish();
+                    }
+                    finally
+                    {
+                        _writer?.Dispose();
+                        _reader?.Dispose();
+                        _writer = null;
+                        _reader = null;
+                        if (!_leaveOpen)
+                            _stream.Dispose();
+                    }
+                }
+            }
+            finally
+            {
+                base.Dispose(disposing);
+            }
+        }
+
+#if NETCOREAPP3_0_OR_GREATER
+        /// <inheritdoc/>
+        public override async ValueTask DisposeAsync()
+        {
+            if (!_disposed)
+            {
+                _disposed = true;
+                try
+                {
+                    if (_writer != null)
+                        await _writer.FinishAsync().ConfigureAwait(false);
+                }
+                finally
+                {
+                    _writer?.Dispose();
+                    _reader?.Dispose();
+                    _writer = null;
+                    _reader = null;
+                    if (!_leaveOpen)
+                        await _stream.DisposeAsync().ConfigureAwait(false);
+                }
+            }
+            await base.DisposeAsync().ConfigureAwait(false);
+        }
+#endif
+
+        private Lz4FrameStreamReader Reader()
+        {
+            ThrowIfDisposed();
+            return _reader ?? throw new NotSupportedException("This Lz4FrameStream compresses: it cannot be read.");
+        }
+
+        private Lz4FrameStreamWriter Writer()
+        {
+            ThrowIfDisposed();
+            return _writer ?? throw new NotSupportedException("This Lz4FrameStream decompresses: it cannot be written.");
+        }
+
+        private void ThrowIfDisposed()
+        {
+            if (_disposed)
+                throw new ObjectDisposedException(nameof(Lz4FrameStream));
+        }
+
+        private static void CheckBufferArguments(byte[] buffer, int offset, int count)
+        {
+            if (buffer is null) throw new ArgumentNullException(nameof(buffer));
+            if (offset < 0) throw new ArgumentOutOfRangeException(nameof(offset));
+            if ((uint)count > (uint)(buffer.Length - offset)) throw new ArgumentOutOfRangeException(nameof(count));
+        }
+    }
+}
