@@ -38,7 +38,11 @@ namespace ArrowLz4Fast.Frames
         /// <param name="source">One or more LZ4 frames.</param>
         /// <param name="destination">Where the decoded content goes.</param>
         /// <param name="bytesConsumed">Input consumed: all of it when done, else the offset of the frame or block that stopped decoding.</param>
-        /// <param name="bytesWritten">Decoded bytes written to the start of <paramref name="destination"/>.</param>
+        /// <param name="bytesWritten">
+        /// Decoded bytes written to the start of <paramref name="destination"/>. A destination longer than the content
+        /// is fine: <paramref name="bytesWritten"/> is then the content's length, shorter than the destination, and the
+        /// caller decides whether that is the length it expected (the bytes after it are unspecified).
+        /// </param>
         /// <param name="options">Checksum verification; the default verifies.</param>
         /// <returns><see cref="Lz4FrameDecodeStatus.Done"/>, or why decoding stopped on well-formed input.</returns>
         /// <exception cref="InvalidDataException">The input is malformed, truncated or fails a checksum (the inner <see cref="Lz4FrameException"/>'s <see cref="Lz4FrameException.Offset"/> locates the defect).</exception>
@@ -115,7 +119,10 @@ namespace ArrowLz4Fast.Frames
         /// </remarks>
         /// <param name="source">One or more LZ4 frames.</param>
         /// <param name="destination">Where the decoded content goes.</param>
-        /// <param name="bytesWritten">Decoded bytes written; 0 when the method returns <see langword="false"/>.</param>
+        /// <param name="bytesWritten">
+        /// Decoded bytes written to the start of <paramref name="destination"/>, which may be fewer than its length when
+        /// it has room to spare (the bytes after them are unspecified); 0 when the method returns <see langword="false"/>.
+        /// </param>
         /// <param name="options">Checksum verification; the default verifies.</param>
         /// <returns><see langword="true"/> when every frame decoded, complete and checked, into <paramref name="destination"/>.</returns>
         public static bool TryDecode(

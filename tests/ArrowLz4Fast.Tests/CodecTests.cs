@@ -2,6 +2,7 @@ using System;
 using System.IO;
 using Apache.Arrow.Ipc;
 using ArrowLz4Fast.Frames;
+using ArrowLz4Fast.Memory;
 using ArrowLz4Fast.Tests.Support;
 using K4os.Compression.LZ4;
 using K4os.Compression.LZ4.Streams;
@@ -24,27 +25,61 @@ namespace ArrowLz4Fast.Tests
         }
 
         [Fact]
-        public void An_empty_buffer_where_bytes_are_declared_is_invalid()
+        public void An_empty_buffer_in_a_longer_destination_decodes_to_nothing_and_Arrow_judges_the_length()
         {
             using var codec = new Lz4FastCodec();
-            var e = FrameErrors.Throws(() => codec.Decompress(ReadOnlyMemory<byte>.Empty, new byte[10]));
-            Assert.Contains("10 decoded bytes are expected", e.Message);
+            Assert.Equal(0, codec.Decompress(ReadOnlyMemory<byte>.Empty, new byte[10]));
         }
 
         [Fact]
-        public void A_frame_shorter_than_the_declared_length_is_invalid_not_padded()
+        public void An_empty_buffer_where_a_slab_buffer_declares_bytes_is_invalid()
+        {
+            var allocator = new SlabMemoryAllocator();
+            using var owner = allocator.Allocate(10);
+            using var codec = new Lz4FastCodec();
+            var e = FrameErrors.Throws(() => codec.Decompress(ReadOnlyMemory<byte>.Empty, owner.Memory));
+            Assert.Contains("10 decoded bytes are expected", e.Message);
+        }
+
+        [Theory]
+        [InlineData(false)]
+        [InlineData(true)]
+        public void A_destination_longer_than_the_frame_gets_the_frame_at_its_start_and_its_length_back(bool useK4os)
         {
             byte[] payload = TestData.Mixed(100_000, 7);
             byte[] frame = Frame(payload);
-            var destination = new GuardedBuffer(payload.Length + 1);
-            using var codec = new Lz4FastCodec();
+            foreach (int spare in new[] { 1, 7, 4096 })
+            {
+                var destination = new GuardedBuffer(payload.Length + spare);
+                using var codec = new Lz4FastCodec(new Lz4FastOptions { UseK4osDecoder = useK4os });
 
-            var e = FrameErrors.Throws(() => codec.Decompress(frame, destination.Memory));
+                int written = codec.Decompress(frame, destination.Memory);
+
+                Assert.Equal(payload.Length, written);
+                Assert.True(destination.Span.Slice(0, written).SequenceEqual(payload));
+                destination.AssertGuardsIntact();
+            }
+        }
+
+        [Theory]
+        [InlineData(false)]
+        [InlineData(true)]
+        public void A_frame_shorter_than_a_slab_buffer_is_invalid_and_names_the_declared_length(bool useK4os)
+        {
+            byte[] payload = TestData.Mixed(100_000, 7);
+            byte[] frame = Frame(payload);
+            var allocator = new SlabMemoryAllocator();
+            // An earlier buffer's bytes in the memory the failed decode gets next: they must not show afterwards.
+            using (var earlier = allocator.Allocate(payload.Length + 1))
+                earlier.Memory.Span.Fill(0xEE);
+            using var owner = allocator.Allocate(payload.Length + 1);
+            using var codec = new Lz4FastCodec(new Lz4FastOptions { UseK4osDecoder = useK4os });
+
+            var e = FrameErrors.Throws(() => codec.Decompress(frame, owner.Memory));
 
             Assert.Contains($"ends after {payload.Length} decoded bytes but the Arrow buffer declares {payload.Length + 1}", e.Message);
-            long offset = e.Offset;
-            Assert.Equal(frame.Length, offset);
-            destination.AssertGuardsIntact();
+            Assert.Equal(frame.Length, e.Offset);
+            Assert.True(owner.Memory.Span.IndexOf(new byte[] { 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE }) < 0);
         }
 
         [Fact]
@@ -57,7 +92,7 @@ namespace ArrowLz4Fast.Tests
 
             var e = FrameErrors.Throws(() => codec.Decompress(frame, destination.Memory));
 
-            Assert.Contains("decodes to more than the 150000 bytes", e.Message);
+            Assert.Contains("decodes to more than the 150000-byte destination holds", e.Message);
             long offset = e.Offset;
             Assert.InRange(offset, 7, frame.Length - 4);
             destination.AssertGuardsIntact();

@@ -56,6 +56,13 @@ namespace ArrowLz4Fast.Inspect
                 report.VerificationFailed = true;
                 return;
             }
+            if (oursWritten != report.UncompressedLength)
+            {
+                // Both decoders agree, but Arrow's reader compares the decoded length with the declared one and fails.
+                report.Verification = $"the frame decodes to {oursWritten} bytes but the buffer declares {report.UncompressedLength}";
+                report.VerificationFailed = true;
+                return;
+            }
             int mismatch = ours.AsSpan(0, oursWritten).CommonPrefixLength(official.AsSpan(0, officialWritten));
             report.VerificationFailed = mismatch != oursWritten;
             report.Verification = report.VerificationFailed ? $"differs at byte {mismatch}" : "identical";

@@ -16,9 +16,14 @@ namespace ArrowLz4Fast
     /// straight into the buffer Arrow's writer offers. Stateless and safe to use from several threads at once.
     /// </summary>
     /// <remarks>
-    /// <see cref="Decompress"/> requires the frame to decode to exactly the destination's length (Arrow's declared
-    /// uncompressed length); anything else is an <see cref="InvalidDataException"/>
-    /// naming the defect, with its byte offset in the frame in its <see cref="Lz4FrameException"/> (<see cref="Exception.InnerException"/>). Frames that name a dictionary are the one thing it declines, as
+    /// <see cref="Decompress"/> decodes into the start of the destination and returns the bytes written, as
+    /// Apache.Arrow.Compression's codec does, so that Arrow's reader compares them with the length it declared: a
+    /// destination may be longer than that length (allocators built on <c>ArrayPool</c> or <c>MemoryPool</c> round
+    /// sizes up). Where the codec knows the declared length (a whole buffer of
+    /// <see cref="Memory.SlabMemoryAllocator"/>, which is exactly as long as requested, or a frame's content-size field)
+    /// it checks it itself. Malformed, truncated or wrongly sized data is an <see cref="InvalidDataException"/> naming
+    /// the defect, with its byte offset in the frame in its <see cref="Lz4FrameException"/>
+    /// (<see cref="Exception.InnerException"/>). Frames that name a dictionary are the one thing it declines, as
     /// <see cref="NotSupportedException"/> (K4os <c>LZ4Frame.Decode</c> cannot decode them either), after checking
     /// the structure of the whole input.
     /// </remarks>
@@ -47,20 +52,31 @@ namespace ArrowLz4Fast
         // The frame settings this codec writes with (tests read them).
         internal Lz4FrameEncoderOptions EncoderOptions => _encoderOptions;
 
-        /// <summary>Decodes one Arrow LZ4_FRAME buffer (the bytes after the 8-byte length prefix) into <paramref name="destination"/>.</summary>
-        /// <param name="source">The LZ4 frame.</param>
-        /// <param name="destination">Exactly the declared uncompressed length.</param>
-        /// <returns>The number of bytes written: always <paramref name="destination"/>'s length.</returns>
-        /// <exception cref="InvalidDataException">The frame is malformed, truncated, fails a checksum, or decodes to another length; the inner <see cref="Lz4FrameException"/> has the offset.</exception>
+        /// <summary>Decodes one Arrow LZ4_FRAME buffer (the bytes after the 8-byte length prefix) into the start of <paramref name="destination"/>.</summary>
+        /// <param name="source">The LZ4 frame; empty for an empty buffer (Arrow .NET and Java write no frame then).</param>
+        /// <param name="destination">
+        /// At least the declared uncompressed length. A longer destination (a pooled allocator's rounded-up buffer) is
+        /// fine: the bytes past the decoded length are left unspecified, and the caller checks the returned length.
+        /// </param>
+        /// <returns>
+        /// The number of bytes decoded into the start of <paramref name="destination"/>. For a whole buffer of
+        /// <see cref="Memory.SlabMemoryAllocator"/> it is always the destination's length (anything else throws).
+        /// </returns>
+        /// <exception cref="InvalidDataException">
+        /// The frame is malformed, truncated or fails a checksum; it decodes to more than the destination holds; or it
+        /// decodes to fewer bytes than a <see cref="Memory.SlabMemoryAllocator"/> buffer's requested (declared) length.
+        /// The inner <see cref="Lz4FrameException"/> has the offset.
+        /// </exception>
         /// <exception cref="NotSupportedException">The frame was compressed against a dictionary.</exception>
         public int Decompress(ReadOnlyMemory<byte> source, Memory<byte> destination)
         {
-            // A buffer of the package's allocator need not be zeroed first: success writes every byte of it, and a
-            // failure zeroes it here, so it never shows bytes of the buffer its memory held before.
-            bool clearSkipped = SlabMemoryOwner.TrySkipClear(destination);
+            // A buffer of the package's allocator need not be zeroed first: success writes every byte of it (its length is
+            // the declared length, so a shorter decode fails), and a failure zeroes it here, so it never shows bytes of
+            // the buffer its memory held before.
+            bool clearSkipped = SlabMemoryOwner.TrySkipClear(destination, out bool lengthIsDeclared);
             try
             {
-                return DecompressCore(source, destination);
+                return DecompressCore(source, destination, lengthIsDeclared);
             }
             catch when (clearSkipped)
             {
@@ -69,7 +85,7 @@ namespace ArrowLz4Fast
             }
         }
 
-        private int DecompressCore(ReadOnlyMemory<byte> source, Memory<byte> destination)
+        private int DecompressCore(ReadOnlyMemory<byte> source, Memory<byte> destination, bool lengthIsDeclared)
         {
             ReadOnlySpan<byte> input = source.Span;
             Span<byte> output = destination.Span;
@@ -77,23 +93,23 @@ namespace ArrowLz4Fast
             // Arrow .NET and Arrow Java write an empty buffer as a bare 0 length with no frame at all.
             if (input.IsEmpty)
             {
-                if (!output.IsEmpty)
+                if (lengthIsDeclared && !output.IsEmpty)
                     ThrowNoFrame(output.Length);
                 ArrowLz4FastMetrics.RecordDecompress(_useK4os ? ArrowLz4FastMetrics.PathK4os : ArrowLz4FastMetrics.PathDirect, 0);
                 return 0;
             }
             if (_useK4os)
-                return DecompressWithK4os(source, output);
+                return DecompressWithK4os(source, output, lengthIsDeclared);
 
             switch (Lz4FrameDecoder.Decode(input, output, out int consumed, out int written, _decoderOptions))
             {
                 case Lz4FrameDecodeStatus.Done:
-                    if (written != output.Length)
+                    if (lengthIsDeclared && written != output.Length)
                         ThrowTooShort(consumed, written, output.Length);
                     ArrowLz4FastMetrics.RecordDecompress(ArrowLz4FastMetrics.PathDirect, written);
                     return written;
                 case Lz4FrameDecodeStatus.DestinationTooSmall:
-                    ThrowTooLong(consumed, written, output.Length);
+                    ThrowTooLong(consumed, written, output.Length, lengthIsDeclared);
                     return 0;
                 default:
                     // No decoder here or in K4os can decode against a dictionary the caller cannot supply; the
@@ -105,17 +121,23 @@ namespace ArrowLz4Fast
 
         /// <summary>
         /// The K4os path: K4os's frame decoder reads the input as Apache.Arrow.Compression has it read, into Arrow's
-        /// buffer, and this method holds it to the package's contract: all of the input read, exactly the declared
-        /// length written, failures as <see cref="InvalidDataException"/> with a <see cref="Lz4FrameException"/> inside.
+        /// buffer, and this method holds it to the package's contract: all of the input read, no more than the
+        /// destination written (exactly the declared length when it is known), failures as <see cref="InvalidDataException"/> with a <see cref="Lz4FrameException"/> inside.
         /// </summary>
-        private static int DecompressWithK4os(ReadOnlyMemory<byte> source, Span<byte> output)
+        private static int DecompressWithK4os(ReadOnlyMemory<byte> source, Span<byte> output, bool lengthIsDeclared)
         {
             ReadOnlySpan<byte> input = source.Span;
+            // K4os reads past reserved bits and undefined block sizes, and ignores the content size: the header is
+            // checked here, so a longer destination cannot turn a malformed header into a short success.
+            Lz4FrameDescriptor header = default;
+            bool hasHeader = input.Length >= 4 && BinaryPrimitives.ReadUInt32LittleEndian(input) == 0x184D2204;
+            if (hasHeader)
+                header = Lz4FrameDescriptor.Read(input, 0);
             // K4os cannot decode against a dictionary either (it throws NotImplementedException): say so plainly.
-            if (input.Length > 4 && BinaryPrimitives.ReadUInt32LittleEndian(input) == 0x184D2204 && (input[4] & 0x01) != 0)
+            if (hasHeader && header.HasDictionaryId)
             {
                 ArrowLz4FastMetrics.RecordDeclined(ArrowLz4FastMetrics.DictionaryIdReason);
-                throw DictionaryNotSupported(0, Lz4FrameDescriptor.Read(input, 0).DictionaryId);
+                throw DictionaryNotSupported(0, header.DictionaryId);
             }
 
             var stream = new ReadOnlyMemoryStream(source);
@@ -134,8 +156,11 @@ namespace ArrowLz4Fast
             }
 
             if (more)
-                ThrowTooLong((int)stream.Position, written, output.Length);
-            if (written != output.Length)
+                ThrowTooLong((int)stream.Position, written, output.Length, lengthIsDeclared);
+            // liblz4 reads a content size of 0 as "unknown".
+            if (header.ContentSize is ulong contentSize && contentSize != 0 && contentSize != (ulong)written)
+                throw Invalid(stream.Position, $"the frame header declares a content size of {contentSize} bytes but its blocks decode to {written} bytes");
+            if (lengthIsDeclared && written != output.Length)
                 ThrowTooShort((int)stream.Position, written, output.Length);
             if (stream.Position != input.Length)
                 ThrowTrailing(stream.Position, input.Length);
@@ -167,8 +192,10 @@ namespace ArrowLz4Fast
 
         [DoesNotReturn]
         [MethodImpl(MethodImplOptions.NoInlining)]
-        private static void ThrowTooLong(int offset, int written, int expected) =>
-            throw Invalid(offset, $"the LZ4 data decodes to more than the {expected} bytes the Arrow buffer declares ({written} decoded before this point)");
+        private static void ThrowTooLong(int offset, int written, int room, bool lengthIsDeclared) =>
+            throw Invalid(offset, lengthIsDeclared
+                ? $"the LZ4 data decodes to more than the {room} bytes the Arrow buffer declares ({written} decoded before this point)"
+                : $"the LZ4 data decodes to more than the {room}-byte destination holds ({written} decoded before this point)");
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         private static NotSupportedException DictionaryNotSupported(int frameOffset, uint? dictionaryId) =>

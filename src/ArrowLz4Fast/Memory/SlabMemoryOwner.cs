@@ -16,7 +16,7 @@ namespace ArrowLz4Fast.Memory
     /// A reused block of more than <see cref="EagerClearLimit"/> bytes is zeroed lazily: on the first <see cref="GetSpan"/> or <see cref="Pin"/>, the only ways to reach
     /// the memory, so nobody ever sees an earlier buffer's bytes, and the clearing happens just before the memory is
     /// written, while it comes into cache anyway. A writer that overwrites the whole buffer before anyone reads it
-    /// (ArrowLz4Fast's codec decoding into it) cancels the clearing with <see cref="TrySkipClear(Memory{byte})"/>.
+    /// (ArrowLz4Fast's codec decoding into it) cancels the clearing with <see cref="TrySkipClear(Memory{byte}, out bool)"/>.
     /// Smaller blocks are zeroed when handed out.
     /// </remarks>
     internal sealed unsafe class SlabMemoryOwner : MemoryManager<byte>
@@ -110,15 +110,23 @@ namespace ArrowLz4Fast.Memory
         /// yet reached. The caller then must write every byte before anything reads it, and zero the buffer itself if it
         /// cannot.
         /// </summary>
+        /// <param name="destination">The memory about to be written.</param>
+        /// <param name="isWholeBuffer">
+        /// Whether <paramref name="destination"/> is the whole of a buffer of this allocator, which is exactly as long
+        /// as was requested: its length is then the length the caller asked for (Arrow's declared length).
+        /// </param>
         /// <returns>Whether the zeroing was cancelled.</returns>
-        internal static bool TrySkipClear(Memory<byte> destination) =>
-            MemoryMarshal.TryGetMemoryManager<byte, SlabMemoryOwner>(destination, out SlabMemoryOwner? owner, out int start, out int length)
-            && start == 0
-            && length == owner!._length
-            // Read first: most buffers are clean already (small ones are zeroed when handed out), and a compare-and-swap
-            // that fails costs as much as one that succeeds (an atomic per decoded buffer of a read of small batches).
-            && Volatile.Read(ref owner._clearState) == ClearPending
-            && Interlocked.CompareExchange(ref owner._clearState, Clean, ClearPending) == ClearPending;
+        internal static bool TrySkipClear(Memory<byte> destination, out bool isWholeBuffer)
+        {
+            isWholeBuffer = MemoryMarshal.TryGetMemoryManager<byte, SlabMemoryOwner>(destination, out SlabMemoryOwner? owner, out int start, out int length)
+                && start == 0
+                && length == owner!._length;
+            return isWholeBuffer
+                // Read first: most buffers are clean already (small ones are zeroed when handed out), and a compare-and-swap
+                // that fails costs as much as one that succeeds (an atomic per decoded buffer of a read of small batches).
+                && Volatile.Read(ref owner!._clearState) == ClearPending
+                && Interlocked.CompareExchange(ref owner._clearState, Clean, ClearPending) == ClearPending;
+        }
 
         private void ClearNow()
         {

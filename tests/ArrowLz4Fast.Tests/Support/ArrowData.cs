@@ -38,7 +38,15 @@ namespace ArrowLz4Fast.Tests.Support
 
         /// <summary>Asserts two batch lists hold the same values: same types, lengths, null counts and buffer bytes, recursively.</summary>
         public static void AssertSame(IReadOnlyList<RecordBatch> expected, IReadOnlyList<RecordBatch> actual) =>
-            ForEachColumn(expected, actual, (e, a, where) => AssertSame(e.Data, a.Data, where));
+            ForEachColumn(expected, actual, (e, a, where) => AssertSame(e.Data, a.Data, where, allowLongerBuffers: false));
+
+        /// <summary>
+        /// As <see cref="AssertSame(IReadOnlyList{RecordBatch}, IReadOnlyList{RecordBatch})"/>, but with
+        /// <paramref name="allowLongerBuffers"/> an actual buffer may be longer than the expected one (an allocator that
+        /// rounds up) and only its first bytes, as many as the expected buffer has, are compared.
+        /// </summary>
+        public static void AssertSame(IReadOnlyList<RecordBatch> expected, IReadOnlyList<RecordBatch> actual, bool allowLongerBuffers, string context) =>
+            ForEachColumn(expected, actual, (e, a, where) => AssertSame(e.Data, a.Data, $"{context}: {where}", allowLongerBuffers));
 
         /// <summary>
         /// Asserts batches hold the same values, element by element, for tables that went through a writer: buffers may
@@ -79,7 +87,7 @@ namespace ArrowLz4Fast.Tests.Support
             _ => throw new NotSupportedException(array.GetType().Name),
         };
 
-        private static void AssertSame(ArrayData expected, ArrayData actual, string where)
+        private static void AssertSame(ArrayData expected, ArrayData actual, string where, bool allowLongerBuffers)
         {
             Assert.Equal(expected.DataType.TypeId, actual.DataType.TypeId);
             Assert.True(expected.Length == actual.Length, $"{where}: length {actual.Length}, expected {expected.Length}");
@@ -88,14 +96,17 @@ namespace ArrowLz4Fast.Tests.Support
             Assert.Equal(expected.Buffers.Length, actual.Buffers.Length);
             for (int i = 0; i < expected.Buffers.Length; i++)
             {
-                Assert.True(expected.Buffers[i].Span.SequenceEqual(actual.Buffers[i].Span), $"{where}: buffer {i} differs");
+                ReadOnlySpan<byte> e = expected.Buffers[i].Span, a = actual.Buffers[i].Span;
+                if (allowLongerBuffers && a.Length > e.Length)
+                    a = a.Slice(0, e.Length);
+                Assert.True(e.SequenceEqual(a), $"{where}: buffer {i} differs");
             }
             Assert.Equal(expected.Children?.Length ?? 0, actual.Children?.Length ?? 0);
             for (int i = 0; i < (expected.Children?.Length ?? 0); i++)
-                AssertSame(expected.Children![i], actual.Children![i], $"{where} child {i}");
+                AssertSame(expected.Children![i], actual.Children![i], $"{where} child {i}", allowLongerBuffers);
             Assert.Equal(expected.Dictionary is null, actual.Dictionary is null);
             if (expected.Dictionary is not null)
-                AssertSame(expected.Dictionary, actual.Dictionary!, $"{where} dictionary");
+                AssertSame(expected.Dictionary, actual.Dictionary!, $"{where} dictionary", allowLongerBuffers);
         }
     }
 }
