@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints the README's codec-level table from BenchmarkDotNet's CodecBenchmarks CSV (ratios from one run)."""
+"""Prints docs/performance.md's codec-level table from BenchmarkDotNet's CodecBenchmarks CSV (ratios from one run)."""
 import csv
 import sys
 from collections import defaultdict

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints the README's whole-read tables from BenchmarkDotNet's Replay and Stream CSVs (ratios from one run each)."""
+"""Prints docs/performance.md's whole-read tables from BenchmarkDotNet's Replay and Stream CSVs (ratios from one run each)."""
 import csv
 import os
 import sys

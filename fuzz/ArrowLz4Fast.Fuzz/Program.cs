@@ -97,7 +97,7 @@ Console.WriteLine($"fuzz: {done:N0} mutants in {clock.Elapsed.TotalSeconds:N1} s
 if (options.Parallel)
     Console.WriteLine($"fuzz: {Oracle.ParallelEligible:N0} mutants had an independent frame of two or more blocks (decoded in parallel)");
 foreach ((string name, long n) in documented.OrderBy(p => p.Key))
-    Console.WriteLine($"fuzz: documented disagreement '{name}' hit by {n:N0} mutants (README, Errors)");
+    Console.WriteLine($"fuzz: documented disagreement '{name}' hit by {n:N0} mutants (docs/correctness.md)");
 
 if (findings.IsEmpty)
 {

@@ -11,7 +11,7 @@ using OfficialFactory = Apache.Arrow.Compression.CompressionCodecFactory;
 namespace ArrowLz4Fast.Tests
 {
     /// <summary>
-    /// Which producers' frames take the direct path, measured on their real output. The table in README.md
+    /// Which producers' frames take the direct path, measured on their real output. The table in docs/correctness.md
     /// ("Producers") is this test's output (run with --logger "console;verbosity=detailed").
     /// </summary>
     public class CompatibilityTests

@@ -20,7 +20,7 @@ namespace ArrowLz4Fast.Tests
     {
         private const string Folder = "liblz4-agreement";
 
-        /// <summary>The one documented disagreement here: a frame naming a dictionary is declined (see README, Errors).</summary>
+        /// <summary>The one documented disagreement here: a frame naming a dictionary is declined (see docs/correctness.md, "Decoding exactly as liblz4").</summary>
         private const string DictionaryFrame = "liblz4-agreement/dict-id-frame.lz4";
 
         private static readonly byte[] s_priorContents = { 0x00, 0xAB, 0xFF, 0x5A };
