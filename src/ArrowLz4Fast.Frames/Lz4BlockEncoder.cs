@@ -39,12 +39,6 @@ namespace ArrowLz4Fast.Frames
         private const int TableBytes = 1 << 14;
         private const int MaxInputSize = 0x7E000000;
 
-        /// <summary>
-        /// A benchmark switch: every level goes to K4os <c>LZ4Codec.Encode</c>, as before this encoder, so one
-        /// benchmark run can compare the two (the bytes are the same on 64-bit processes).
-        /// </summary>
-        internal static bool UseK4osForEveryLevel;
-
         /// <summary>Whether <paramref name="level"/> is one this encoder compresses itself (0-2) rather than K4os's HC encoder.</summary>
         internal static bool IsFastLevel(LZ4Level level) => level < LZ4Level.L03_HC;
 
@@ -58,7 +52,7 @@ namespace ArrowLz4Fast.Frames
         [SkipLocalsInit]
         public static int Encode(byte* source, int sourceLength, byte* target, int targetLength, LZ4Level level)
         {
-            if (!IsFastLevel(level) || !BitConverter.IsLittleEndian || UseK4osForEveryLevel)
+            if (!IsFastLevel(level) || !BitConverter.IsLittleEndian)
                 return LZ4Codec.Encode(source, sourceLength, target, targetLength, level);
             if (sourceLength <= 0)
                 return 0;
