@@ -18,7 +18,7 @@ namespace ArrowLz4Fast.Frames
         /// <summary>A parked helper that gets no job for this long exits; the next parallel call starts a new one.</summary>
         internal const int HelperIdleExitMilliseconds = 5000;
 
-        /// <summary>A helper that helped spins this long (µs) for the next call: a wake-up costs about 100 µs, more than the gaps between a reader's buffers.</summary>
+        /// <summary>A helper that helped spins this long (µs) for the next call: waking a parked thread costs more than the gaps between a reader's buffers.</summary>
         internal const int HelperSpinMicroseconds = 300;
 
         /// <summary>The most a helper spins (µs) while the call it helped still runs (the caller's last block), before <see cref="HelperSpinMicroseconds"/>.</summary>
