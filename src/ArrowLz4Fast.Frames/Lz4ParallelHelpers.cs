@@ -23,6 +23,9 @@ namespace ArrowLz4Fast.Frames
         private static readonly long s_yieldedTicks = Lz4ParallelTiming.Ticks(Lz4ParallelTiming.YieldedMicroseconds);
         private static readonly Helper?[] s_slots = new Helper?[Lz4ParallelTiming.HelperBound];
 
+        /// <summary>Held in a retired helper's post slot forever, so no post can land there again.</summary>
+        private static readonly Lz4ParallelJob s_retired = new RetiredMarker();
+
         [ThreadStatic]
         private static bool t_isHelperThread;
 
@@ -95,7 +98,6 @@ namespace ArrowLz4Fast.Frames
             private readonly int _slot;
             private Lz4ParallelJob? _posted;
             private int _parked;
-            private int _retired;
 
             public Helper(int slot, Lz4ParallelJob first)
             {
@@ -111,13 +113,10 @@ namespace ArrowLz4Fast.Frames
 
             public bool TryPost(Lz4ParallelJob job)
             {
-                // A job stays posted until the helper has run it: the slot is the helper's "busy" flag.
+                // A job stays posted until the helper has run it: the slot is the helper's "busy" flag, and a retired
+                // helper's slot holds a marker forever.
                 if (Volatile.Read(ref _posted) != null || Interlocked.CompareExchange(ref _posted, job, null) != null)
                     return false;
-                // A helper retiring at this moment (it saw no job) may not see this post: take it back, unless the
-                // helper ran it meanwhile, which clears the slot itself.
-                if (Volatile.Read(ref _retired) != 0)
-                    return Interlocked.CompareExchange(ref _posted, null, job) != job;
                 // The exchange above is a full fence, and so is the helper's before it rechecks _posted: one of the
                 // two sees the other, so a parking helper is never left asleep with a job posted.
                 if (Volatile.Read(ref _parked) != 0)
@@ -160,25 +159,15 @@ namespace ArrowLz4Fast.Frames
             }
 
             /// <summary>
-            /// Retires the helper after an idle period, unless a job arrived: a post that races with this is either seen
-            /// here (run it) or sees <see cref="_retired"/> and takes its job back, because both sides fence first.
+            /// Retires the helper after an idle period, unless a job was posted meanwhile: the marker takes the empty
+            /// post slot in one compare-and-swap, so a post either lands first (and is run) or fails (and goes elsewhere).
             /// </summary>
             private bool TryRetire()
             {
-                Interlocked.Exchange(ref _retired, 1);
-                if (Volatile.Read(ref _posted) != null)
-                {
-                    // A job came: whether its poster takes it back or not, one of the two runs it. Keep living,
-                    // unless the poster took it back already; then the slot is empty again and retiring is safe.
-                    Lz4ParallelJob? job = Volatile.Read(ref _posted);
-                    if (job != null)
-                    {
-                        Volatile.Write(ref _retired, 0);
-                        return false;
-                    }
-                }
+                if (Interlocked.CompareExchange(ref _posted, s_retired, null) != null)
+                    return false;
                 t_scratch = null;
-                // Frees the slot for a new helper; this one never looks at _posted again.
+                // Frees the slot for a new helper.
                 Interlocked.CompareExchange(ref s_slots[_slot], null, this);
                 return true;
             }
@@ -218,6 +207,18 @@ namespace ArrowLz4Fast.Frames
                     if (Stopwatch.GetTimestamp() - now > s_yieldedTicks)
                         return null;
                 }
+            }
+        }
+
+        /// <summary>The retired-slot marker: a job with nothing to do, never posted to anyone.</summary>
+        private sealed class RetiredMarker : Lz4ParallelJob
+        {
+            protected override void ProcessBlock(int index)
+            {
+            }
+
+            protected override void AfterCallerBlock()
+            {
             }
         }
     }

@@ -42,6 +42,8 @@ namespace ArrowLz4Fast.Tests
                 Assert.True(seen["maxHelpers"] <= bound, $"{seen["maxHelpers"]} helper threads");
                 Assert.Equal(0, seen["helpersAfterIdle"]);
                 Assert.True(seen["idleMilliseconds"] >= Lz4ParallelTiming.HelperIdleExitMilliseconds / 2, $"helpers exited after {seen["idleMilliseconds"]} ms idle");
+                // Calls after the exit start helpers again (the work matched the sequential bytes, or the child failed).
+                Assert.InRange(seen["helpersAfterRestart"], 1, bound);
             }
         }
 

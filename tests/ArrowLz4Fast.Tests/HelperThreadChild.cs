@@ -62,15 +62,29 @@ namespace ArrowLz4Fast.Tests
             var idle = Stopwatch.StartNew();
             while (HelperThreads() > 0 && idle.Elapsed < TimeSpan.FromSeconds(60))
                 Thread.Sleep(100);
+            int helpersAfterIdle = HelperThreads();
+            int threadsAfterIdle = ThreadCount();
+
+            // Helpers that exited idle are replaced by the next parallel calls, within the bound again.
+            for (int round = 0; round < 5; round++)
+            {
+                if (!Lz4FrameDecoder.TryDecode(frame, output, out int written, decodeOptions) || written != payload.Length || !output.AsSpan().SequenceEqual(payload))
+                    return Fail($"parallel decode {round} after the idle exit differs");
+                if (!Lz4FrameEncoder.TryEncode(payload, encoded, out int length, options) || !encoded.AsSpan(0, length).SequenceEqual(frame))
+                    return Fail($"parallel encode {round} after the idle exit differs");
+            }
+            int helpersAfterRestart = HelperThreads();
+
             Console.WriteLine($"processors={Environment.ProcessorCount}");
             Console.WriteLine($"namesReadable={(Directory.Exists("/proc/self/task") ? 1 : 0)}");
             Console.WriteLine($"baselineThreads={baseline}");
             Console.WriteLine($"maxThreads={maxThreads}");
             Console.WriteLine($"maxHelpers={maxHelpers}");
             Console.WriteLine($"helpersAfterWork={helpersAfterWork}");
-            Console.WriteLine($"helpersAfterIdle={HelperThreads()}");
+            Console.WriteLine($"helpersAfterIdle={helpersAfterIdle}");
             Console.WriteLine($"idleMilliseconds={(long)idle.Elapsed.TotalMilliseconds}");
-            Console.WriteLine($"threadsAfterIdle={ThreadCount()}");
+            Console.WriteLine($"threadsAfterIdle={threadsAfterIdle}");
+            Console.WriteLine($"helpersAfterRestart={helpersAfterRestart}");
             return 0;
         }
 
