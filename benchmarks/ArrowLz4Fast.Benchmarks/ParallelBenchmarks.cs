@@ -64,9 +64,7 @@ namespace ArrowLz4Fast.Benchmarks
     /// CodecBenchmarks), and TryCompress of the same Arrow buffers into destinations of their own length (what
     /// ArrowStreamWriter offers), with the default options but the degree of parallelism. Frames with independent
     /// blocks decode in parallel from the default minimum (256 KiB) up; linked frames (pyarrow, Arrow .NET's official
-    /// writer) stay sequential, so their rows show what checking costs. Decode_2Cores_HashAfter hashes the content
-    /// checksum after the blocks instead of behind them; Encode_2Cores_Scratch compresses into pooled scratch and copies
-    /// instead of into worst-case slots in the destination and compacting (the shipped placement).
+    /// writer) stay sequential, so their rows show what checking costs.
     /// </summary>
     [MemoryDiagnoser]
     public class ParallelCodecBenchmarks
@@ -94,39 +92,10 @@ namespace ArrowLz4Fast.Benchmarks
         public long Decode_2Cores() => _work.Decode(_work.Two, 1);
 
         [Benchmark]
-        public long Decode_2Cores_HashAfter()
-        {
-            Lz4ParallelDecoder.HashAfterDecoding = true;
-            try
-            {
-                return _work.Decode(_work.Two, 1);
-            }
-            finally
-            {
-                Lz4ParallelDecoder.HashAfterDecoding = false;
-            }
-        }
-
-        [Benchmark]
         public long Encode_1Core() => _work.Encode(_work.One, 1);
 
         [Benchmark]
         public long Encode_2Cores() => _work.Encode(_work.Two, 1);
-
-        [Benchmark]
-        public long Encode_2Cores_Scratch()
-        {
-            Lz4ParallelEncoder.PlacementMode shipped = Lz4ParallelEncoder.Placement;
-            Lz4ParallelEncoder.Placement = Lz4ParallelEncoder.PlacementMode.Scratch;
-            try
-            {
-                return _work.Encode(_work.Two, 1);
-            }
-            finally
-            {
-                Lz4ParallelEncoder.Placement = shipped;
-            }
-        }
     }
 
     /// <summary>
@@ -222,27 +191,6 @@ namespace ArrowLz4Fast.Benchmarks
 
         [Benchmark]
         public long ArrowLz4Fast_2Cores_1MiBBlocks() => Write(_twoLargeBlocks);
-
-        /// <summary>One core, every block compressed by K4os <c>LZ4Codec.Encode</c> (the encoder before the package's own; same bytes).</summary>
-        [Benchmark]
-        public long ArrowLz4Fast_1Core_K4osBlocks() => WithK4osBlocks(_one);
-
-        /// <summary>Two cores, every block compressed by K4os <c>LZ4Codec.Encode</c> (the encoder before the package's own; same bytes).</summary>
-        [Benchmark]
-        public long ArrowLz4Fast_2Cores_K4osBlocks() => WithK4osBlocks(_two);
-
-        private long WithK4osBlocks(ICompressionCodecFactory factory)
-        {
-            ArrowLz4Fast.Frames.Lz4BlockEncoder.UseK4osForEveryLevel = true;
-            try
-            {
-                return Write(factory);
-            }
-            finally
-            {
-                ArrowLz4Fast.Frames.Lz4BlockEncoder.UseK4osForEveryLevel = false;
-            }
-        }
 
         private long Write(ICompressionCodecFactory factory)
         {
@@ -384,7 +332,7 @@ namespace ArrowLz4Fast.Benchmarks
     /// Goal "no producer's codec-level time regresses by more than 3 %", made measurable: the calls of
     /// <see cref="ParallelCodecBenchmarks"/> (every Decompress call of a read of one producer's streams, and TryCompress
     /// of its buffers), repeated so that one operation takes about 64 MiB of decoded bytes (tens of milliseconds for
-    /// every producer instead of 0.2-16 ms), at the default options but the degree. <c>--parallel-count</c> shows
+    /// every producer instead of 0.2-16 ms), at the default options but the degree. docs/probes.md lists
     /// which of these calls go parallel: no Decompress call of a producer's own stream does (linked or single-block
     /// frames), so Decode_2Cores against Decode_1Core is the pre-check alone and should read 1.00; encode goes
     /// parallel for each producer's buffers of 1 MiB or more.

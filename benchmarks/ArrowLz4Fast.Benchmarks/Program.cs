@@ -1,6 +1,5 @@
 using System;
 using System.Linq;
-using ArrowLz4Fast.Benchmarks.Harness;
 using BenchmarkDotNet.Configs;
 using BenchmarkDotNet.Jobs;
 using BenchmarkDotNet.Running;
@@ -34,40 +33,10 @@ namespace ArrowLz4Fast.Benchmarks
 
         /// <summary>
         /// Runs BenchmarkDotNet's switcher. <c>--smoke</c> runs every benchmark once, in process, so CI checks that
-        /// they build and run without spending time on measurements. <c>--stream1g</c> runs the streaming read of
-        /// <see cref="LargeStreamRun"/> instead of BenchmarkDotNet.
+        /// they build and run without spending time on measurements. The one-off probes live in ArrowLz4Fast.Probes.
         /// </summary>
         public static int Main(string[] args)
         {
-            if (args.Length > 0 && args[0] == LargeStreamRun.ChildSwitch)
-                return LargeStreamRun.Child(args);
-            if (args.Contains(ParallelPathCount.Switch))
-                return ParallelPathCount.Run(args);
-            if (args.Contains(AllocatorProbe.Switch))
-                return AllocatorProbe.Run(args);
-            if (args.Contains(SpinProbe.Switch))
-                return SpinProbe.Run();
-            if (args.Contains(WriterProbe.Switch))
-                return WriterProbe.Run();
-            if (args.Contains(EncodeProbe.Switch))
-                return EncodeProbe.Run(args);
-            if (args.Contains(SchedulingProbe.Switch))
-                return SchedulingProbe.Run(args);
-            if (args.Contains(HelperOutputProbe.Switch))
-                return HelperOutputProbe.Run();
-            if (args.Contains(CoreSpeedProbe.Switch))
-                return CoreSpeedProbe.Run(args);
-            if (args.Contains(ParallelProbe.Switch))
-            {
-                // --spin N: the helpers' spin after a call (µs), to compare settings in the same probe.
-                ArrowLz4Fast.Frames.Lz4ParallelHelpers.SpinMicroseconds = ProbeOptions.Option(args, "--spin", ArrowLz4Fast.Frames.Lz4ParallelHelpers.SpinMicroseconds);
-                return ParallelProbe.Run();
-            }
-            if (args.Contains(LinkedSpeculationProbe.Switch))
-                return LinkedSpeculationProbe.Run(args);
-            if (args.Contains(LargeStreamRun.ParentSwitch))
-                return LargeStreamRun.Run(args);
-
             IConfig config = DefaultConfig.Instance.AddJob(MeasurementJob);
             if (args.Contains("--fixed-malloc"))
             {

@@ -11,8 +11,8 @@ namespace ArrowLz4Fast.Frames
     /// fast loop), so that every block is accepted, rejected and decoded exactly as the reference decoder does it.
     /// </summary>
     /// <remarks>
-    /// Why not K4os <c>LZ4Codec.Decode</c>, which the project used before: K4os 1.3.8 ports an older liblz4 and
-    /// differs from the reference on hostile input (see ../shared/corpus/liblz4-agreement): a match with offset 0
+    /// Why not K4os <c>LZ4Codec.Decode</c>: K4os 1.3.8 ports an older liblz4 and differs from the reference on
+    /// hostile input (see corpus/liblz4-agreement): a match with offset 0
     /// copies bytes of the destination it never wrote (liblz4 writes zeros), so the output depended on what the
     /// buffer held before; and it keeps a length-extension bound that liblz4 1.9.4 relaxed. Both are per-sequence
     /// details of the decoding loop that no check outside it can catch cheaply, so the loop itself is ours.

@@ -14,11 +14,10 @@ namespace ArrowLz4Fast.Frames
     /// (3-12) go to K4os <c>LZ4Codec.Encode</c>.
     /// </summary>
     /// <remarks>
-    /// Why not K4os <c>LZ4Codec.Encode</c> for the fast levels too, as the package did before: it is the same
-    /// algorithm, and on 64-bit processes its output is byte for byte this one's (and liblz4's; the tests compare
-    /// every block), but K4os compiles its generic loop once, with the table type, dictionary mode and output mode
-    /// as arguments tested inside the loop. Specialised, the loop compresses the producers' buffers 1.04-1.29x as
-    /// fast with dynamic PGO and 1.11-1.41x without it (NativeAOT, .NET Framework): README, Encoding as liblz4.
+    /// Why not K4os <c>LZ4Codec.Encode</c> for the fast levels too: it is the same algorithm, and on 64-bit processes
+    /// its output is byte for byte this one's (and liblz4's; the tests compare every block), but K4os compiles its
+    /// generic loop once, with the table type, dictionary mode and output mode as arguments tested inside the loop;
+    /// specialised per table type, the loop is faster (docs/performance-notes.md).
     /// On 32-bit processes K4os hashes 4 bytes everywhere; this encoder hashes as 64-bit liblz4 does on every
     /// platform, so the package writes the same bytes on all of them.
     /// <para>
@@ -39,12 +38,6 @@ namespace ArrowLz4Fast.Frames
         private const int TableBytes = 1 << 14;
         private const int MaxInputSize = 0x7E000000;
 
-        /// <summary>
-        /// A benchmark switch: every level goes to K4os <c>LZ4Codec.Encode</c>, as before this encoder, so one
-        /// benchmark run can compare the two (the bytes are the same on 64-bit processes).
-        /// </summary>
-        internal static bool UseK4osForEveryLevel;
-
         /// <summary>Whether <paramref name="level"/> is one this encoder compresses itself (0-2) rather than K4os's HC encoder.</summary>
         internal static bool IsFastLevel(LZ4Level level) => level < LZ4Level.L03_HC;
 
@@ -58,7 +51,7 @@ namespace ArrowLz4Fast.Frames
         [SkipLocalsInit]
         public static int Encode(byte* source, int sourceLength, byte* target, int targetLength, LZ4Level level)
         {
-            if (!IsFastLevel(level) || !BitConverter.IsLittleEndian || UseK4osForEveryLevel)
+            if (!IsFastLevel(level) || !BitConverter.IsLittleEndian)
                 return LZ4Codec.Encode(source, sourceLength, target, targetLength, level);
             if (sourceLength <= 0)
                 return 0;

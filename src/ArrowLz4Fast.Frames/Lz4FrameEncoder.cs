@@ -84,11 +84,9 @@ namespace ArrowLz4Fast.Frames
         /// is cut into equal pieces, so that several cores can compress it (and decode it) instead of one: as many as
         /// the largest power of two that leaves every piece at least 256 KiB, and at least two. A 32-bit column of
         /// 65,536 rows at the default 256 KiB blocks is two halves; a 1 MiB buffer at 1 MiB blocks is four quarters.
-        /// Equal pieces claimed one at a time balance content of different compressibility (a 1 MiB buffer at 1 MiB
-        /// blocks compressed 1.49x faster on two cores as two halves, whose two columns compress at different speeds,
-        /// and 1.70x as four quarters), and a power of two divides evenly over 2, 4 or 8 cores. Every piece but the last is rounded up to 64 bytes.
-        /// LZ4 matches reach back only 64 KiB, so the pieces cost little: the order-lines table's 256 KiB halves
-        /// 0.02 % (21,656,428 against 21,660,106 bytes). A frame's blocks may be shorter than its maximum, so every
+        /// Equal pieces claimed one at a time balance content of different compressibility, and a power of two divides
+        /// evenly over 2, 4 or 8 cores. Every piece but the last is rounded up to 64 bytes. LZ4 matches reach back only
+        /// 64 KiB, so the pieces cost little output (docs/performance-notes.md). A frame's blocks may be shorter than its maximum, so every
         /// reader decodes it. The rule depends on the length and the block maximum only, never on the parallelism, so
         /// the bytes are the same on every machine.
         /// </summary>

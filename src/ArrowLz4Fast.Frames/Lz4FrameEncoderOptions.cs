@@ -9,10 +9,8 @@ namespace ArrowLz4Fast.Frames
     /// </summary>
     public readonly struct Lz4FrameEncoderOptions
     {
-        // The block maximum used when none is given: 256 KiB. Sequentially it compresses and decodes within 2 % of 1 MiB
-        // blocks at the same ratio, and it splits every buffer over 256 KiB into blocks that can be compressed and
-        // decoded on several cores; 1 MiB blocks left most of a typical batch's buffers (256 KiB to 1 MiB) one block
-        // each (README, "Block size" and "Parallel decode and encode", has the measurements).
+        // The block maximum used when none is given: 256 KiB, as fast and as small as 1 MiB blocks sequentially, and it
+        // splits every buffer over 256 KiB into blocks several cores can take (docs/performance-notes.md).
         internal const int DefaultBlockSize = 256 * 1024;
 
         // The highest compression level (K4os LZ4Level.L12_MAX).

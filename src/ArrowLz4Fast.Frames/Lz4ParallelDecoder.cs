@@ -1,6 +1,5 @@
 using System;
 using System.Buffers.Binary;
-using System.Threading;
 using K4os.Hash.xxHash;
 
 namespace ArrowLz4Fast.Frames
@@ -24,19 +23,6 @@ namespace ArrowLz4Fast.Frames
     /// </remarks>
     internal sealed unsafe class Lz4ParallelDecoder : Lz4ParallelJob
     {
-        /// <summary>For the benchmark: hash the content after all blocks are decoded instead of behind the decoding.</summary>
-        internal static bool HashAfterDecoding;
-
-        /// <summary>
-        /// Frames (or frame tails) that went parallel since the process started: lets a test or probe count which real
-        /// buffers take the parallel path (one interlocked add per call of at least the minimum length).
-        /// </summary>
-        internal static long ParallelCalls;
-
-        /// <summary>Blocks the parallel path decoded and kept, for calls made on this thread: lets a test see that no block fell back.</summary>
-        [ThreadStatic]
-        internal static long t_blocksKept;
-
         private Block[] _blocks = new Block[16];
         private byte* _source;
         private byte* _destination;
@@ -45,7 +31,6 @@ namespace ArrowLz4Fast.Frames
         private int _stride;
         private bool _verifyBlockChecksums;
         private bool _hashContent;
-        private bool _hashBehind;
         private int _checked;
         private int _firstUnfinished;
         private XXH32.State _contentHash;
@@ -101,7 +86,6 @@ namespace ArrowLz4Fast.Frames
             if (count < 2 || Math.Min(count * (long)stride, remaining) < parallelism.MinimumLength)
                 return;
 
-            Interlocked.Increment(ref ParallelCalls);
             Lz4ParallelDecoder job = Lz4JobPool<Lz4ParallelDecoder>.Rent();
             try
             {
@@ -115,7 +99,6 @@ namespace ArrowLz4Fast.Frames
                     job._frameOutput = written;
                     job._stride = stride;
                     job._hashContent = hashContent;
-                    job._hashBehind = hashContent && !HashAfterDecoding;
                     job._contentHash = contentHash;
                     job._checked = 0;
                     job._firstUnfinished = count;
@@ -123,11 +106,13 @@ namespace ArrowLz4Fast.Frames
                 }
 
                 int finished = job._firstUnfinished;
+                Lz4FramesEventSource log = Lz4FramesEventSource.Log;
+                if (log.IsEnabled())
+                    log.ParallelDecode(count, finished);
                 if (finished == 0)
                     return;
                 ref Block last = ref job._blocks[finished - 1];
                 written += (finished - 1) * stride + last.Decoded;
-                t_blocksKept += finished;
                 contentHash = job._contentHash;
                 reader.ResumeBeforeBlock(last.End, finished);
             }
@@ -193,11 +178,6 @@ namespace ArrowLz4Fast.Frames
                 StopAndWaitForHelpers();
             }
             ThrowIfHelperFailed();
-            if (_hashContent && !_hashBehind)
-            {
-                for (int i = 0; i < _firstUnfinished; i++)
-                    XXH32.Update(ref _contentHash, new ReadOnlySpan<byte>(_destination + _frameOutput + (long)i * _stride, _blocks[i].Decoded));
-            }
         }
 
         /// <summary>Takes block <paramref name="index"/> (done) into the result: false at the first block that is not as assumed.</summary>
@@ -210,7 +190,7 @@ namespace ArrowLz4Fast.Frames
                 Stop();
                 return false;
             }
-            if (_hashBehind)
+            if (_hashContent)
                 XXH32.Update(ref _contentHash, new ReadOnlySpan<byte>(_destination + _frameOutput + (long)index * _stride, block.Decoded));
             _checked = index + 1;
             return true;

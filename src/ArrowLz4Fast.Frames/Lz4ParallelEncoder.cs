@@ -1,7 +1,6 @@
 using System;
 using System.Buffers;
 using System.Buffers.Binary;
-using System.Threading;
 using K4os.Compression.LZ4;
 using K4os.Hash.xxHash;
 
@@ -19,32 +18,6 @@ namespace ArrowLz4Fast.Frames
     /// </summary>
     internal sealed unsafe class Lz4ParallelEncoder : Lz4ParallelJob
     {
-        /// <summary>Where blocks are compressed before they are placed (measured by the benchmarks; see README).</summary>
-        internal enum PlacementMode
-        {
-            /// <summary>Into a pooled scratch buffer, one block-maximum slot per block, then copied into place.</summary>
-            Scratch,
-
-            /// <summary>Into worst-case slots in the destination itself (scratch only for slots past its end), then moved down into place.</summary>
-            Slots,
-        }
-
-        /// <summary>
-        /// The placement used; a static switch for the benchmark that compares them. Slots: 0-3 % faster than scratch
-        /// in alternating runs on content-checksummed 8 MiB buffers at 64 KiB, 1 MiB and 4 MiB blocks, and it needs
-        /// scratch only for the last blocks' slots instead of a whole source length.
-        /// </summary>
-        internal static PlacementMode Placement = PlacementMode.Slots;
-
-        /// <summary>Helper threads compress into their own buffer and copy (true), or straight into the slot; a benchmark switch.</summary>
-        internal static bool PrivateHelperOutput = true;
-
-        /// <summary>Blocks a helper thread compressed into its own buffer since the process started (for the tests).</summary>
-        internal static long HelperOwnBufferBlocks;
-
-        /// <summary>Sources that went parallel since the process started (see <see cref="Lz4ParallelDecoder.ParallelCalls"/>).</summary>
-        internal static long ParallelCalls;
-
         private const int Continue = 0;
         private const int Sequential = 1;
         private const int DoesNotFit = 2;
@@ -61,7 +34,6 @@ namespace ArrowLz4Fast.Frames
         private int _checksumLength;
         private LZ4Level _level;
         private bool _contentChecksum;
-        private PlacementMode _placement;
 
         // The placement, on the calling thread only.
         private int _placed;
@@ -81,7 +53,6 @@ namespace ArrowLz4Fast.Frames
             bytesWritten = 0;
             int count = (int)((source.Length + (long)blockSize - 1) / blockSize);
             int checksumLength = options.BlockChecksum ? Lz4FrameConstants.ChecksumLength : 0;
-            PlacementMode placement = Placement;
             if (count > MaximumBlocks)
             {
                 int end = headerLength;
@@ -92,21 +63,20 @@ namespace ArrowLz4Fast.Frames
                     && Lz4FrameEncoder.TryWriteEnd(destination, end, options, ref hash, out bytesWritten);
             }
 
-            // Slots mode: block k's slot starts where it would if every block before it were stored raw at the full
-            // block maximum, so its final place is never after its slot; slots that would end past the destination
-            // go to scratch.
+            // Block k's slot starts where it would if every block before it were stored raw at the full block
+            // maximum, so its final place is never after its slot; slots that would end past the destination go to
+            // scratch.
             int firstScratchBlock = 0;
-            if (placement == PlacementMode.Slots)
+            while (firstScratchBlock < count
+                && SlotOffset(headerLength, firstScratchBlock, blockSize, checksumLength) + BlockLength(source.Length, firstScratchBlock, blockSize) - 1 <= destination.Length)
             {
-                while (firstScratchBlock < count
-                    && SlotOffset(headerLength, firstScratchBlock, blockSize, checksumLength) + BlockLength(source.Length, firstScratchBlock, blockSize) - 1 <= destination.Length)
-                {
-                    firstScratchBlock++;
-                }
+                firstScratchBlock++;
             }
             long scratchLength = (count - firstScratchBlock) * (long)blockSize;
 
-            Interlocked.Increment(ref ParallelCalls);
+            Lz4FramesEventSource log = Lz4FramesEventSource.Log;
+            if (log.IsEnabled())
+                log.ParallelEncode(count);
             Lz4ParallelEncoder job = Lz4JobPool<Lz4ParallelEncoder>.Rent();
             byte[]? scratch = scratchLength > 0 ? ArrayPool<byte>.Shared.Rent((int)scratchLength) : null;
             try
@@ -127,7 +97,6 @@ namespace ArrowLz4Fast.Frames
                     job._checksumLength = checksumLength;
                     job._level = (LZ4Level)options.Level;
                     job._contentChecksum = options.ContentChecksum;
-                    job._placement = placement;
                     job._placed = 0;
                     job._position = headerLength;
                     job._outcome = Continue;
@@ -245,13 +214,13 @@ namespace ArrowLz4Fast.Frames
             ref Block block = ref _blocks[index];
             int length = BlockLength(_sourceLength, index, _blockSize);
             byte* source = _source + (long)index * _blockSize;
-            byte* output = _placement == PlacementMode.Slots && index < _firstScratchBlock
+            byte* output = index < _firstScratchBlock
                 ? _destination + SlotOffset(_headerLength, index, _blockSize, _checksumLength)
                 : _scratch + (long)(index - _firstScratchBlock) * _blockSize;
             // The sequential limit whenever the destination has room for it; PlaceNext checks that it had.
             int limit = length - 1;
             int stored = limit <= 0 ? -1
-                : Lz4ParallelHelpers.IsHelperThread && PrivateHelperOutput ? EncodeViaHelperScratch(source, length, output, limit)
+                : Lz4ParallelHelpers.IsHelperThread ? EncodeViaHelperScratch(source, length, output, limit)
                 : Lz4BlockEncoder.Encode(source, length, output, limit, _level);
             block.Output = output;
             block.Stored = stored;
@@ -261,18 +230,11 @@ namespace ArrowLz4Fast.Frames
 
         /// <summary>
         /// On a helper thread: compresses into the helper's own buffer, then copies the result into the block's slot.
-        /// The calling thread reads every slot when it places the block, so the slot's cache lines are still in the
-        /// caller's core when the helper next writes them; compressing straight into them made every helper store
-        /// wait on the other core between the compressor's loads, and doubled the helper's time per block on the
-        /// project's VM (a 128 KiB half: 224 µs against 123 µs with the own buffer and the copy, the caller's half
-        /// 127 µs either way; per-block timing added for the measurement, 2026-11-25). A plain copy of the compressed
-        /// bytes streams those requests instead. Whole calls, <c>--helper-output-probe</c> (medians, alternating):
-        /// 256 KiB in two halves on two cores 230 → 150 µs, the order-lines write with Arrow's native allocator
-        /// 36.9 → 33.9 ms.
+        /// The caller reads every slot when it places a block, so compressing straight into a slot makes each helper
+        /// store wait on the caller's core; a plain copy streams those stores instead (docs/threading.md).
         /// </summary>
         private int EncodeViaHelperScratch(byte* source, int length, byte* output, int limit)
         {
-            Interlocked.Increment(ref HelperOwnBufferBlocks);
             byte[] scratch = Lz4ParallelHelpers.Scratch(limit);
             fixed (byte* own = scratch)
             {

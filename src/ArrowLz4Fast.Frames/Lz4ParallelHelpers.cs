@@ -5,45 +5,26 @@ using System.Threading;
 namespace ArrowLz4Fast.Frames
 {
     /// <summary>
-    /// Long-lived helper threads for parallel calls: one per extra core (<see cref="Environment.ProcessorCount"/> - 1),
-    /// created on the first parallel call. A call posts its job to an idle helper instead of queuing a thread-pool work
-    /// item; a helper that helped a call spins for a few tens of µs afterwards before it parks, so the next call of a
-    /// caller working through buffers one after the other (an Arrow read or write) finds it running instead of paying
-    /// a wake-up. When no helper is idle (concurrent callers), the call queues thread-pool items as before.
+    /// Helper threads for parallel calls, at most <see cref="Lz4ParallelTiming.HelperBound"/> (one per extra core, capped),
+    /// each started by the first call that finds its slot empty and exiting after
+    /// <see cref="Lz4ParallelTiming.HelperIdleExitMilliseconds"/> without work. A call posts its job to an idle helper
+    /// instead of queuing a thread-pool item; a helper that helped a call spins briefly for the next one before it
+    /// parks, so a caller working through buffers one after the other finds it running instead of paying a wake-up.
+    /// When no helper slot is free (concurrent callers), the call queues thread-pool items.
     /// </summary>
     /// <remarks>
     /// The guarantees of <see cref="Lz4ParallelJob"/> hold unchanged: a posted job is only a work item that may start
-    /// late, exactly like a queued one; the caller never waits for it to start. Helpers are not pool threads, so a
-    /// saturated pool does not stop them, and a call never depends on them. A helper spins only after a job in which it
-    /// processed at least one block (it got a core in time): a helper that arrives after its call is over (every core
-    /// busy) parks at once, so under load it takes no CPU from the callers.
+    /// late (a new helper's thread may take a while to start), exactly like a queued one; the caller never waits for it
+    /// to start. A helper spins only after a job in which it processed at least one block (it got a core in time): one
+    /// that arrives after its call is over (every core busy) parks at once, so under load it takes no CPU from callers.
     /// </remarks>
     internal static class Lz4ParallelHelpers
     {
-        /// <summary>
-        /// How long a helper spins for the next call after helping one (µs); 0 parks at once. A benchmark switch. 300 µs:
-        /// a reader's big buffers come between smaller ones that take a few hundred µs (the alternating
-        /// <c>--parallel-probe</c>: 1 core then 2 cores), and a wake-up costs about 100 µs on the project's VM; with 50 µs the
-        /// helper was parked at nearly every such call. The spin stops as soon as another thread wants the core.
-        /// </summary>
-        internal static int SpinMicroseconds = 300;
+        private static readonly long s_yieldedTicks = Lz4ParallelTiming.Ticks(Lz4ParallelTiming.YieldedMicroseconds);
+        private static readonly Helper?[] s_slots = new Helper?[Lz4ParallelTiming.HelperBound];
 
-        /// <summary>Post jobs to the helpers (true) or queue thread-pool items only (false, the earlier scheduling). A benchmark switch.</summary>
-        internal static bool Enabled = true;
-
-        /// <summary>
-        /// The longest a helper spins (µs) while the call it helped is still running (the caller finishing its own last
-        /// block, up to one block's time), before the <see cref="SpinMicroseconds"/> that follow. A benchmark switch.
-        /// </summary>
-        internal static int SpinWhileRunningMicroseconds = 2000;
-
-        /// <summary>A yield longer than this (20 µs) means another thread ran: there is no idle core to spin on.</summary>
-        internal static readonly long YieldedTicks = Math.Max(1, Stopwatch.Frequency / 50_000);
-
-        /// <summary>A helper that starts within this (50 µs) of its call got a free core: the caller may spin for it.</summary>
-        internal static readonly long PromptTicks = Math.Max(1, Stopwatch.Frequency / 20_000);
-
-        private static Helper[]? s_helpers;
+        /// <summary>Held in a retired helper's post slot forever, so no post can land there again.</summary>
+        private static readonly Lz4ParallelJob s_retired = new RetiredMarker();
 
         [ThreadStatic]
         private static bool t_isHelperThread;
@@ -54,11 +35,12 @@ namespace ArrowLz4Fast.Frames
         /// <summary>Whether the current thread is one of the helpers (not the caller, not a thread-pool thread).</summary>
         internal static bool IsHelperThread => t_isHelperThread;
 
+        /// <summary>A yield longer than this (Stopwatch ticks) gave the core to another thread: there is none to spare.</summary>
+        internal static long YieldedTicks => s_yieldedTicks;
+
         /// <summary>
         /// The current helper thread's own output buffer, at least <paramref name="length"/> bytes: grown to the next
-        /// power of two (at least 64 KiB) when a longer block comes, so a helper keeps one buffer of the largest block
-        /// it compressed (256 KiB at the default block size) for its life; thread-pool threads, which come and go, use
-        /// none.
+        /// power of two (at least 64 KiB) when a longer block comes, and dropped with the thread when it exits idle.
         /// </summary>
         /// <param name="length">The bytes needed.</param>
         internal static byte[] Scratch(int length)
@@ -80,51 +62,59 @@ namespace ArrowLz4Fast.Frames
             return scratch;
         }
 
-        /// <summary>Posts <paramref name="job"/> to up to <paramref name="wanted"/> idle helpers; returns how many took it.</summary>
+        /// <summary>
+        /// Posts <paramref name="job"/> to up to <paramref name="wanted"/> idle helpers, starting helpers in empty slots;
+        /// returns how many took it.
+        /// </summary>
         internal static int Post(Lz4ParallelJob job, int wanted)
         {
-            if (wanted <= 0 || !Volatile.Read(ref Enabled))
-                return 0;
-            Helper[] helpers = Volatile.Read(ref s_helpers) ?? Create();
+            Helper?[] slots = s_slots;
             int posted = 0;
-            for (int i = 0; i < helpers.Length && posted < wanted; i++)
+            for (int i = 0; i < slots.Length && posted < wanted; i++)
             {
-                if (helpers[i].TryPost(job))
+                Helper? helper = Volatile.Read(ref slots[i]);
+                if (helper == null)
+                {
+                    // The new helper holds the job before its thread starts: the job is posted, not waited for.
+                    var started = new Helper(i, job);
+                    if (Interlocked.CompareExchange(ref slots[i], started, null) != null)
+                        continue;
+                    started.Start();
                     posted++;
+                }
+                else if (helper.TryPost(job))
+                {
+                    posted++;
+                }
             }
             return posted;
         }
 
-        private static Helper[] Create()
-        {
-            var helpers = new Helper[Math.Max(0, Math.Min(Environment.ProcessorCount, 64) - 1)];
-            for (int i = 0; i < helpers.Length; i++)
-                helpers[i] = new Helper();
-            Helper[]? existing = Interlocked.CompareExchange(ref s_helpers, helpers, null);
-            if (existing != null)
-                return existing;
-            for (int i = 0; i < helpers.Length; i++)
-                helpers[i].Start(i);
-            return helpers;
-        }
-
-        [System.Diagnostics.CodeAnalysis.SuppressMessage("Design", "CA1001", Justification = "Helpers live as long as the process.")]
+        [System.Diagnostics.CodeAnalysis.SuppressMessage("Design", "CA1001", Justification = "The event is a ManualResetEventSlim that never creates a kernel handle (its WaitHandle is never read); it goes with the helper.")]
         private sealed class Helper
         {
             // Spinning is done here, with a time limit; the event only parks.
             private readonly ManualResetEventSlim _wake = new(false, spinCount: 1);
+            private readonly int _slot;
             private Lz4ParallelJob? _posted;
             private int _parked;
 
-            public void Start(int index)
+            public Helper(int slot, Lz4ParallelJob first)
             {
-                var thread = new Thread(Loop) { IsBackground = true, Name = "ArrowLz4Fast helper " + index };
+                _slot = slot;
+                _posted = first;
+            }
+
+            public void Start()
+            {
+                var thread = new Thread(Loop) { IsBackground = true, Name = "ArrowLz4Fast helper " + _slot };
                 thread.Start();
             }
 
             public bool TryPost(Lz4ParallelJob job)
             {
-                // A job stays posted until the helper has run it: the slot is the helper's "busy" flag.
+                // A job stays posted until the helper has run it: the slot is the helper's "busy" flag, and a retired
+                // helper's slot holds a marker forever.
                 if (Volatile.Read(ref _posted) != null || Interlocked.CompareExchange(ref _posted, job, null) != null)
                     return false;
                 // The exchange above is a full fence, and so is the helper's before it rechecks _posted: one of the
@@ -137,6 +127,9 @@ namespace ArrowLz4Fast.Frames
             private void Loop()
             {
                 t_isHelperThread = true;
+                Lz4FramesEventSource log = Lz4FramesEventSource.Log;
+                if (log.IsEnabled())
+                    log.HelperStarted(_slot);
                 Lz4ParallelJob? helped = null;
                 while (true)
                 {
@@ -149,9 +142,10 @@ namespace ArrowLz4Fast.Frames
                         _wake.Reset();
                         Interlocked.Exchange(ref _parked, 1);
                         job = Volatile.Read(ref _posted);
-                        if (job == null)
-                            _wake.Wait();
+                        bool woken = job != null || _wake.Wait(Lz4ParallelTiming.HelperIdleExitMilliseconds);
                         Volatile.Write(ref _parked, 0);
+                        if (!woken && TryRetire())
+                            break;
                         continue;
                     }
 
@@ -160,22 +154,35 @@ namespace ArrowLz4Fast.Frames
                     if (job.RunAsHelper(ref _posted))
                         helped = job;
                 }
+                if (log.IsEnabled())
+                    log.HelperExited(_slot);
+            }
+
+            /// <summary>
+            /// Retires the helper after an idle period, unless a job was posted meanwhile: the marker takes the empty
+            /// post slot in one compare-and-swap, so a post either lands first (and is run) or fails (and goes elsewhere).
+            /// </summary>
+            private bool TryRetire()
+            {
+                if (Interlocked.CompareExchange(ref _posted, s_retired, null) != null)
+                    return false;
+                t_scratch = null;
+                // Frees the slot for a new helper.
+                Interlocked.CompareExchange(ref s_slots[_slot], null, this);
+                return true;
             }
 
             /// <summary>
             /// Spins while the call <paramref name="helped"/> is running (bounded: the caller finishing its own last
-            /// block), then <see cref="SpinMicroseconds"/> more, for the next post; yields now and then so that a
-            /// thread that is ready gets the core.
+            /// block), then <see cref="Lz4ParallelTiming.HelperSpinMicroseconds"/> more, for the next post; yields now
+            /// and then so that a thread that is ready gets the core.
             /// </summary>
             private Lz4ParallelJob? SpinForJob(Lz4ParallelJob? helped)
             {
-                int tail = Volatile.Read(ref SpinMicroseconds);
-                if (tail <= 0)
-                    return null;
-                long ticksPerMicrosecond = Math.Max(1, Stopwatch.Frequency / 1_000_000);
                 long now = Stopwatch.GetTimestamp();
-                long runningDeadline = now + Volatile.Read(ref SpinWhileRunningMicroseconds) * ticksPerMicrosecond;
-                long deadline = now + tail * ticksPerMicrosecond;
+                long tail = Lz4ParallelTiming.Ticks(Lz4ParallelTiming.HelperSpinMicroseconds);
+                long runningDeadline = now + Lz4ParallelTiming.Ticks(Lz4ParallelTiming.HelperSpinWhileRunningMicroseconds);
+                long deadline = now + tail;
                 for (int i = 1; ; i++)
                 {
                     Lz4ParallelJob? job = Volatile.Read(ref _posted);
@@ -190,16 +197,28 @@ namespace ArrowLz4Fast.Frames
                     if (helped != null && (!helped.IsRunning || now > runningDeadline))
                     {
                         helped = null;
-                        deadline = now + tail * ticksPerMicrosecond;
+                        deadline = now + tail;
                     }
                     if (helped == null && now > deadline)
                         return null;
                     Thread.Yield();
                     // A yield that took long gave the core to another thread that was ready: the machine has no core
                     // to spare, so stop spinning (parking costs the next call a wake-up, spinning costs other threads).
-                    if (Stopwatch.GetTimestamp() - now > YieldedTicks)
+                    if (Stopwatch.GetTimestamp() - now > s_yieldedTicks)
                         return null;
                 }
+            }
+        }
+
+        /// <summary>The retired-slot marker: a job with nothing to do, never posted to anyone.</summary>
+        private sealed class RetiredMarker : Lz4ParallelJob
+        {
+            protected override void ProcessBlock(int index)
+            {
+            }
+
+            protected override void AfterCallerBlock()
+            {
             }
         }
     }

@@ -6,8 +6,9 @@ namespace ArrowLz4Fast.Frames
 {
     /// <summary>
     /// The scheduling shared by parallel decode and encode: the blocks of one call are claimed one at a time from a
-    /// shared claim word (compare-and-swap) by the calling thread and by up to <c>degree - 1</c> work items, posted to
-    /// idle <see cref="Lz4ParallelHelpers"/> threads first and queued to the thread pool for the rest. The caller never
+    /// shared claim word (compare-and-swap) by the calling thread and by up to <c>degree - 1</c> work items (at most
+    /// <see cref="Lz4ParallelTiming.MaxWorkItemsPerCall"/>), posted to idle <see cref="Lz4ParallelHelpers"/> threads
+    /// first and queued to the thread pool for the rest. The caller never
     /// waits for a work item that has not started: once every block is claimed it waits only for blocks other threads
     /// claimed and are running, so when no helper or pool thread gets a core, the caller simply does every block itself.
     /// </summary>
@@ -45,21 +46,13 @@ namespace ArrowLz4Fast.Frames
         private bool _stopped;
         private Exception? _failure;
 
-        /// <summary>For the probe: record how long after a call was published each helper started (<see cref="HelperStartTicks"/>).</summary>
-        internal static bool MeasureHelperStart;
+        private static readonly long s_promptTicks = Lz4ParallelTiming.Ticks(Lz4ParallelTiming.PromptStartMicroseconds);
+        private static readonly long s_callerSpinTicks = Lz4ParallelTiming.Ticks(Lz4ParallelTiming.CallerSpinMicroseconds);
 
-        /// <summary>For the probe: the helper start delays recorded while <see cref="MeasureHelperStart"/> is set (Stopwatch ticks).</summary>
-        internal static readonly System.Collections.Generic.List<long> HelperStartTicks = new();
-
+        private int _callerThreadId;
         private long _publishedAt;
         private long _helperStartedAt;
         private int _running;
-
-        private static void HelperStarted(long ticks)
-        {
-            lock (HelperStartTicks)
-                HelperStartTicks.Add(ticks);
-        }
 
         /// <summary>Blocks of the current call.</summary>
         protected int Count => _count;
@@ -98,12 +91,14 @@ namespace ArrowLz4Fast.Frames
         protected void Start(int helpers)
         {
             Volatile.Write(ref _running, 1);
+            if (Lz4FramesEventSource.Log.IsEnabled())
+                _callerThreadId = Environment.CurrentManagedThreadId;
             long generation = (Volatile.Read(ref _claim) >> 32) + 1;
             // Everything the blocks need was written before this full fence; a helper reads it only after a claim.
             Volatile.Write(ref _helperStartedAt, 0);
             _publishedAt = System.Diagnostics.Stopwatch.GetTimestamp();
             Interlocked.Exchange(ref _claim, (generation << 32) | ((long)_count << 16));
-            int missing = helpers - Volatile.Read(ref _queued);
+            int missing = Math.Min(helpers, Lz4ParallelTiming.MaxWorkItemsPerCall) - Volatile.Read(ref _queued);
             if (missing > 0)
             {
                 // Counted before posting: a helper may run (and uncount itself) before Post returns.
@@ -156,29 +151,18 @@ namespace ArrowLz4Fast.Frames
             return true;
         }
 
-        /// <summary>
-        /// How long the caller spins (µs) for a block another thread is running, or for a helper to finish, before it
-        /// parks. Waking a parked thread takes about 100 µs on the project's VM, more than most of these waits, and the
-        /// caller only ever waits for work that is running; yields between the spins leave the core to any other
-        /// thread that is ready. A benchmark switch.
-        /// </summary>
-        internal static int CallerSpinMicroseconds = 200;
-
         /// <summary>Spins until <paramref name="word"/> is no longer what it is waited on to change from, a failure is recorded, or the spin budget is spent.</summary>
         /// <param name="word">A done flag (waited on to become non-zero) or the active count (waited on to become zero).</param>
         /// <param name="index">The block of a done flag, or -1 for the active count.</param>
         private void SpinBriefly(ref int word, int index)
         {
-            int budget = Volatile.Read(ref CallerSpinMicroseconds);
-            if (budget <= 0)
-                return;
-            // Spin only when a helper started promptly (within 50 µs of the call), i.e. a core was free. On a busy
+            // Spin only when a helper started promptly (a core was free). On a busy
             // machine the helper runs late, and a spinning caller would keep its core from looking idle, so the
             // scheduler would not move the helper (or another caller) onto it: there the caller parks at once.
             long helperStartedAt = Volatile.Read(ref _helperStartedAt);
-            if (helperStartedAt == 0 || helperStartedAt - _publishedAt > Lz4ParallelHelpers.PromptTicks)
+            if (helperStartedAt == 0 || helperStartedAt - _publishedAt > s_promptTicks)
                 return;
-            long deadline = System.Diagnostics.Stopwatch.GetTimestamp() + budget * System.Diagnostics.Stopwatch.Frequency / 1_000_000;
+            long deadline = System.Diagnostics.Stopwatch.GetTimestamp() + s_callerSpinTicks;
             for (int i = 1; ; i++)
             {
                 int value = Volatile.Read(ref word);
@@ -261,7 +245,14 @@ namespace ArrowLz4Fast.Frames
         /// <summary>Runs as a work item on a <see cref="Lz4ParallelHelpers"/> thread.</summary>
         /// <param name="helperSlot">The helper's post slot, cleared once nothing is left to claim (see <see cref="Execute"/>).</param>
         /// <returns>Whether it processed at least one block (it started while the call still had blocks to claim).</returns>
-        internal bool RunAsHelper(ref Lz4ParallelJob? helperSlot) => Execute(ref helperSlot) > 0;
+        internal bool RunAsHelper(ref Lz4ParallelJob? helperSlot)
+        {
+            int processed = Execute(ref helperSlot);
+            Lz4FramesEventSource log = Lz4FramesEventSource.Log;
+            if (processed > 0 && log.IsEnabled())
+                log.HelperBlocks(_callerThreadId, processed);
+            return processed > 0;
+        }
 
         private int Execute(ref Lz4ParallelJob? helperSlot)
         {
@@ -272,10 +263,7 @@ namespace ArrowLz4Fast.Frames
             Interlocked.Increment(ref _active);
             try
             {
-                long startedAt = System.Diagnostics.Stopwatch.GetTimestamp();
-                Interlocked.CompareExchange(ref _helperStartedAt, startedAt, 0);
-                if (MeasureHelperStart)
-                    HelperStarted(startedAt - _publishedAt);
+                Interlocked.CompareExchange(ref _helperStartedAt, System.Diagnostics.Stopwatch.GetTimestamp(), 0);
                 processed = ClaimLoop(caller: false);
             }
             catch (Exception e)

@@ -3,8 +3,8 @@ using System;
 namespace ArrowLz4Fast.Frames
 {
     /// <summary>
-    /// How many threads <see cref="Lz4FrameDecoder"/> and <see cref="Lz4FrameEncoder"/> may use on one call. The
-    /// default value is sequential (one thread), as before. Parallel decode applies to frames with two or more
+    /// How many threads <see cref="Lz4FrameDecoder"/> and <see cref="Lz4FrameEncoder"/> may use on one call, at most 16
+    /// whatever the degree (LZ4 is memory-bound before that). The default value is sequential (one thread). Parallel decode applies to frames with two or more
     /// independent blocks; parallel encode to sources of two or more blocks. The calling thread always takes part,
     /// and the result is exactly the sequential result: the same bytes, the same exception.
     /// </summary>
@@ -12,7 +12,7 @@ namespace ArrowLz4Fast.Frames
     {
         /// <summary>
         /// The smallest buffer that goes parallel when none is given: 256 KiB, so that a buffer of two default 256 KiB
-        /// blocks or more does (see README, "Parallel decode and encode", for the measurements).
+        /// blocks or more does (docs/threading.md and docs/performance.md hold the measurements).
         /// </summary>
         public const int DefaultMinimumLength = 256 * 1024;
 

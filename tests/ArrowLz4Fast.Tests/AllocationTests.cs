@@ -7,6 +7,11 @@ using Xunit;
 
 namespace ArrowLz4Fast.Tests
 {
+    /// <summary>
+    /// Zero allocation per call on the calling thread. Serial: at the default options some corpus buffers go parallel,
+    /// and when other tests keep the helper threads busy the work item goes to the thread pool, whose queue may
+    /// allocate a segment on the caller (ParallelProcessWideTests bounds that path per call).
+    /// </summary>
     [Collection(SerialTests.Name)]
     public class AllocationTests
     {

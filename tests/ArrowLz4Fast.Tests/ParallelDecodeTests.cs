@@ -158,6 +158,7 @@ namespace ArrowLz4Fast.Tests
         [Fact]
         public void Frames_cut_into_equal_pieces_decode_every_piece_in_parallel_and_others_as_sequentially()
         {
+            using var events = new FramesEvents();
             var random = new Random(56);
             int rounds = 0;
             foreach (int blockMaximum in new[] { 65536, 262144, 1048576, 4194304 })
@@ -183,11 +184,11 @@ namespace ArrowLz4Fast.Tests
                     byte[] frame = BuildFrame(payload, blocks, blockMaximum, contentChecksum: variant % 2 == 0, blockChecksum: pieces % 2 == 0);
 
                     var output = new byte[length];
-                    long kept = Lz4ParallelDecoder.t_blocksKept;
+                    long kept = events.BlocksKeptOnThisThread();
                     Assert.True(Lz4FrameDecoder.TryDecode(frame, output, out int written, new Lz4FrameDecoderOptions(verifyChecksums: true, new Lz4Parallelism(2, 1))));
                     Assert.Equal(length, written);
                     Assert.True(payload.AsSpan().SequenceEqual(output), $"{blockMaximum} / {pieces} pieces / variant {variant}");
-                    long keptNow = Lz4ParallelDecoder.t_blocksKept - kept;
+                    long keptNow = events.BlocksKeptOnThisThread() - kept;
                     if (variant < 2)
                         Assert.Equal(blocks.Count, keptNow); // every piece decoded in parallel, none fell back
                     else
@@ -209,6 +210,7 @@ namespace ArrowLz4Fast.Tests
         [InlineData(4194304, 4194304 - 5)]
         public void One_block_sources_the_writer_cut_into_pieces_decode_every_piece_in_parallel(int blockSize, int length)
         {
+            using var events = new FramesEvents();
             foreach (bool contentSize in new[] { false, true })
             {
                 byte[] payload = TestData.Mixed(length, length);
@@ -220,11 +222,11 @@ namespace ArrowLz4Fast.Tests
                 Assert.True(blocks >= 2, $"{blocks} block(s)");
 
                 var output = new byte[length];
-                long kept = Lz4ParallelDecoder.t_blocksKept;
+                long kept = events.BlocksKeptOnThisThread();
                 Assert.True(Lz4FrameDecoder.TryDecode(encoded, output, out int written, new Lz4FrameDecoderOptions(verifyChecksums: true, new Lz4Parallelism(2, 1))));
                 Assert.Equal(length, written);
                 Assert.True(payload.AsSpan().SequenceEqual(output));
-                Assert.Equal(blocks, Lz4ParallelDecoder.t_blocksKept - kept);
+                Assert.Equal(blocks, events.BlocksKeptOnThisThread() - kept);
                 foreach (int size in new[] { length - 1, length + 7, length + blockSize })
                     AssertSameAsSequential(encoded, size);
             }

@@ -11,10 +11,8 @@ namespace ArrowLz4Fast.Tests
 {
     /// <summary>
     /// Parallel encode must write exactly the sequential encoder's bytes, or return false exactly when it does, for
-    /// every payload shape, size, block size, level, checksum setting, destination length and placement mode.
-    /// The placement mode is a static switch, so these tests run alone.
+    /// every payload shape, size, block size, level, checksum setting and destination length.
     /// </summary>
-    [Collection(SerialTests.Name)]
     public class ParallelEncodeTests
     {
         public static IEnumerable<object[]> Cases()
@@ -80,16 +78,16 @@ namespace ArrowLz4Fast.Tests
                 var parallel = new Lz4FrameEncoderOptions(blockSize, 0, contentChecksum: true, blockChecksum: true, contentSize: false, new Lz4Parallelism(2, 1));
                 var expected = new byte[Lz4FrameEncoder.GetMaxEncodedLength(payload.Length, sequential)];
                 Assert.True(Lz4FrameEncoder.TryEncode(payload, expected, out int expectedLength, sequential));
-                long before = Interlocked.Read(ref Lz4ParallelEncoder.HelperOwnBufferBlocks);
+                using var events = new FramesEvents();
                 // A helper takes a block whenever it gets a core in time; on two idle cores that is nearly every call.
-                for (int call = 0; call < 2000 && Interlocked.Read(ref Lz4ParallelEncoder.HelperOwnBufferBlocks) == before; call++)
+                for (int call = 0; call < 2000 && events.HelperBlocksForThisThread() == 0; call++)
                 {
                     var actual = new GuardedBuffer(expected.Length);
                     Assert.True(Lz4FrameEncoder.TryEncode(payload, actual.Span, out int actualLength, parallel));
                     actual.AssertGuardsIntact();
                     Assert.True(expected.AsSpan(0, expectedLength).SequenceEqual(actual.Span.Slice(0, actualLength)), $"{blockSize}-byte blocks, call {call}");
                 }
-                Assert.True(Interlocked.Read(ref Lz4ParallelEncoder.HelperOwnBufferBlocks) > before, $"no helper compressed a block of {blockSize} bytes into its own buffer in 2,000 calls");
+                Assert.True(events.HelperBlocksForThisThread() > 0, $"no helper compressed a block of {blockSize} bytes into its own buffer in 2,000 calls");
             }
         }
 
@@ -122,7 +120,7 @@ namespace ArrowLz4Fast.Tests
         }
 
         /// <summary>
-        /// Encodes sequentially and in parallel (both placement modes, 2 and 8 threads) into destinations of many lengths:
+        /// Encodes sequentially and in parallel (2 and 8 threads) into destinations of many lengths:
         /// the worst case, the source length (Arrow's writer), the exact frame length, and lengths that cut the frame in
         /// its last blocks, its middle and its header.
         /// </summary>
@@ -137,28 +135,16 @@ namespace ArrowLz4Fast.Tests
             {
                 var expected = new GuardedBuffer(length);
                 bool expectedFits = Lz4FrameEncoder.TryEncode(payload, expected.Span, out int expectedWritten, sequentialOptions);
-                foreach ((Lz4ParallelEncoder.PlacementMode placement, bool helperOutput) in new[] { (Lz4ParallelEncoder.PlacementMode.Scratch, true), (Lz4ParallelEncoder.PlacementMode.Slots, true), (Lz4ParallelEncoder.PlacementMode.Slots, false) })
                 foreach (int degree in new[] { 2, 8 })
                 {
-                    Lz4ParallelEncoder.PlacementMode shipped = Lz4ParallelEncoder.Placement;
-                    Lz4ParallelEncoder.Placement = placement;
-                    Lz4ParallelEncoder.PrivateHelperOutput = helperOutput;
-                    try
-                    {
-                        var actual = new GuardedBuffer(length);
-                        var parallelOptions = new Lz4FrameEncoderOptions(options.BlockSize, options.Level, options.ContentChecksum, options.BlockChecksum, options.ContentSize, new Lz4Parallelism(degree, 1));
-                        bool actualFits = Lz4FrameEncoder.TryEncode(payload, actual.Span, out int actualWritten, parallelOptions);
-                        actual.AssertGuardsIntact();
-                        string context = $"{placement}, helper's own buffer {helperOutput}, {degree} threads, destination {length} of frame {frameLength}";
-                        Assert.True(expectedFits == actualFits, context);
-                        Assert.True(expectedWritten == actualWritten, context);
-                        Assert.True(expected.Span.Slice(0, expectedWritten).SequenceEqual(actual.Span.Slice(0, actualWritten)), context);
-                    }
-                    finally
-                    {
-                        Lz4ParallelEncoder.Placement = shipped;
-                        Lz4ParallelEncoder.PrivateHelperOutput = true;
-                    }
+                    var actual = new GuardedBuffer(length);
+                    var parallelOptions = new Lz4FrameEncoderOptions(options.BlockSize, options.Level, options.ContentChecksum, options.BlockChecksum, options.ContentSize, new Lz4Parallelism(degree, 1));
+                    bool actualFits = Lz4FrameEncoder.TryEncode(payload, actual.Span, out int actualWritten, parallelOptions);
+                    actual.AssertGuardsIntact();
+                    string context = $"{degree} threads, destination {length} of frame {frameLength}";
+                    Assert.True(expectedFits == actualFits, context);
+                    Assert.True(expectedWritten == actualWritten, context);
+                    Assert.True(expected.Span.Slice(0, expectedWritten).SequenceEqual(actual.Span.Slice(0, actualWritten)), context);
                 }
             }
         }

@@ -9,7 +9,10 @@ using Xunit;
 
 namespace ArrowLz4Fast.Tests
 {
-    /// <summary>The allocator's gauges and trims counter on the ArrowLz4Fast meter.</summary>
+    /// <summary>
+    /// The allocator's gauges and trims counter on the ArrowLz4Fast meter. Serial: the gauges sum over every allocator
+    /// of the process, so another test's allocator would move them.
+    /// </summary>
     [Collection(SerialTests.Name)]
     public class SlabMemoryAllocatorMetricsTests
     {

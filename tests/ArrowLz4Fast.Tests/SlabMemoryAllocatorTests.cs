@@ -375,58 +375,6 @@ namespace ArrowLz4Fast.Tests
         }
 
         [Fact]
-        public void A_group_whose_buffers_were_all_disposed_is_never_finalized_one_with_a_dropped_buffer_is()
-        {
-            // Three full groups whose buffers are all disposed must leave the finalization queue (finalizing them costs a
-            // promotion and a finalizer run per 64 small buffers); a full group with one buffer dropped, and the
-            // thread's last, partly filled group, must still be finalized, and the dropped buffer's block come back.
-            var allocator = new SlabMemoryAllocator(NoIdleTrim);
-            var finalized = new List<int>();
-            OwnerGroup.WatchedFinalized = group =>
-            {
-                lock (finalized)
-                    finalized.Add(group.WatchedId);
-            };
-            try
-            {
-                var thread = new Thread(() => FillGroups(allocator));
-                thread.Start();
-                thread.Join();
-                // The thread's cache held the group it was filling; a trim forgets the cache of a thread that ended.
-                allocator.Trim();
-                Assert.True(CollectUntil(() => { lock (finalized) return finalized.Count >= 2; }), "the groups with work left were not finalized");
-                for (int i = 0; i < 3; i++)
-                {
-                    GC.Collect();
-                    GC.WaitForPendingFinalizers();
-                }
-                lock (finalized)
-                    Assert.Equal(new[] { 4, 5 }, finalized.OrderBy(id => id).ToArray());
-                Assert.Equal(0, allocator.BytesInUse);
-            }
-            finally
-            {
-                OwnerGroup.WatchedFinalized = null;
-            }
-        }
-
-        [MethodImpl(MethodImplOptions.NoInlining)]
-        private static void FillGroups(SlabMemoryAllocator allocator)
-        {
-            // A new thread starts a new group with its first buffer: groups 1-4 full, group 5 holds 10 buffers.
-            var owners = Enumerable.Range(0, 4 * OwnerGroup.Capacity + 10).Select(_ => (SlabMemoryOwner)allocator.Allocate(100)).ToList();
-            for (int i = 0; i < owners.Count; i++)
-            {
-                OwnerGroup group = owners[i].Group!;
-                group.Watched = true;
-                group.WatchedId = 1 + i / OwnerGroup.Capacity;
-            }
-            foreach (SlabMemoryOwner owner in owners.Where((_, i) => i != 3 * OwnerGroup.Capacity + 7))
-                ((IDisposable)owner).Dispose(); // every buffer but one of group 4
-            Assert.Equal(128, allocator.BytesInUse); // 100 bytes round up to 128
-        }
-
-        [Fact]
         public void A_dropped_allocator_is_collected_although_its_idle_timer_is_armed()
         {
             WeakReference reference = UseAndDropAllocator();

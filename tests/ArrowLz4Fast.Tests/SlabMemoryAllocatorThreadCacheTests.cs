@@ -269,59 +269,6 @@ namespace ArrowLz4Fast.Tests
         }
 
         [Fact]
-        public void A_group_whose_buffers_are_all_disposed_is_not_finalized_while_its_thread_fills_it() => OnNewThread(() =>
-        {
-            // A read of small batches allocates a few buffers and disposes them all, batch after batch, with gen-0
-            // collections in between. Held weakly, the group being filled died at each collection with its buffers all
-            // disposed, and the finalizer thread woke up to finalize it; held by the cache, it never is, and a full group
-            // whose buffers were all disposed leaves the finalization queue.
-            var allocator = new SlabMemoryAllocator(NoIdleTrim);
-            int finalized = 0;
-            OwnerGroup.WatchedFinalized = _ => Interlocked.Increment(ref finalized);
-            try
-            {
-                int groups = 0;
-                for (int batch = 0; batch < 100; batch++)
-                {
-                    groups += AllocateAndDisposeBatch(allocator, groups);
-                    if (batch % 10 == 0)
-                    {
-                        GC.Collect();
-                        GC.WaitForPendingFinalizers();
-                    }
-                }
-                GC.Collect();
-                GC.WaitForPendingFinalizers();
-                Assert.True(groups >= 6, $"{groups} groups"); // 400 buffers, 64 a group
-                Assert.Equal(0, Volatile.Read(ref finalized));
-                Assert.Equal(0, allocator.BytesInUse);
-            }
-            finally
-            {
-                OwnerGroup.WatchedFinalized = null;
-            }
-        });
-
-        /// <summary>Four buffers allocated and disposed, their groups marked watched; returns how many groups were new.</summary>
-        [MethodImpl(MethodImplOptions.NoInlining)]
-        private static int AllocateAndDisposeBatch(SlabMemoryAllocator allocator, int groupsSoFar)
-        {
-            int added = 0;
-            for (int i = 0; i < 4; i++)
-            {
-                var owner = (SlabMemoryOwner)allocator.Allocate(64 * (i + 1));
-                OwnerGroup group = owner.Group!;
-                if (!group.Watched)
-                {
-                    group.Watched = true;
-                    group.WatchedId = groupsSoFar + ++added;
-                }
-                ((IDisposable)owner).Dispose();
-            }
-            return added;
-        }
-
-        [Fact]
         public void A_thread_keeps_at_most_MaxBytes_and_none_with_a_cap_of_zero() => OnNewThread(() =>
         {
             var allocator = new SlabMemoryAllocator(NoIdleTrim);

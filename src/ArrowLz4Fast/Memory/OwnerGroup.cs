@@ -101,19 +101,8 @@ namespace ArrowLz4Fast.Memory
             return total;
         }
 
-        /// <summary>For tests: marks a group whose finalizer runs are to be reported to <see cref="WatchedFinalized"/>.</summary>
-        internal bool Watched;
-
-        /// <summary>For tests: identifies a watched group.</summary>
-        internal int WatchedId;
-
-        /// <summary>For tests: called from the finalizer of a group marked <see cref="Watched"/>.</summary>
-        internal static Action<OwnerGroup>? WatchedFinalized;
-
         ~OwnerGroup()
         {
-            if (Watched)
-                WatchedFinalized?.Invoke(this);
             // Unreachable, so every owner still listed is unreachable too and none can be disposed meanwhile.
             foreach (SlabMemoryOwner? owner in _owners)
                 owner?.ReturnUndisposed();

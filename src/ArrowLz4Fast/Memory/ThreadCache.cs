@@ -8,8 +8,8 @@ namespace ArrowLz4Fast.Memory
     /// The free small blocks one thread keeps for one allocator: a few per size class, taken and given back without a
     /// lock or an atomic instruction. A read of small batches allocates and disposes thousands of buffers of a few
     /// hundred bytes, one thread at a time; on the shared free lists each of them costs a spin lock to push and another
-    /// to pop, plus the slab's count of its blocks in use, and on this kind of machine every atomic instruction is
-    /// 6–7 ns, about as much as the rest of reusing a block. Only the thread the cache belongs to touches its blocks,
+    /// to pop, plus the slab's count of its blocks in use, and an atomic instruction costs about as much as the rest of
+    /// reusing a block (docs/performance-notes.md). Only the thread the cache belongs to touches its blocks,
     /// except a trim, which takes them back after a handshake (see <see cref="TryEnter"/> and
     /// <see cref="SlabMemoryAllocator"/>'s <c>ReclaimCachedBlocks</c>).
     /// </summary>
@@ -97,10 +97,10 @@ namespace ArrowLz4Fast.Memory
         /// The group tracking this thread's new buffers of this allocator (see <see cref="OwnerGroup"/>), held strongly
         /// while it is being filled. Held weakly, a group whose buffers were all disposed (after every batch of a read of
         /// small batches) died at the next collection and was queued for finalization, so the finalizer thread woke up
-        /// after every gen-0 collection, on the other core or in this thread's place: the same replay of a read's
-        /// allocations measured 186 µs when that did not happen and 290 µs when it did. Held strongly, undisposed buffers
-        /// of the group being filled come back once the group is full (64 allocations later) and unreachable, or after
-        /// a trim lets it go (<see cref="DropGroup"/>); the rest come back as before.
+        /// after every gen-0 collection and took a core from the reader (docs/performance-notes.md). Held strongly,
+        /// undisposed buffers of the group being filled come back once the group is full (64 allocations later) and
+        /// unreachable, or after a trim lets it go (<see cref="DropGroup"/>); the others come back through their group's
+        /// finalizer.
         /// </summary>
         private OwnerGroup? _group;
 

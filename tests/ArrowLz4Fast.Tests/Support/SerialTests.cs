@@ -3,8 +3,8 @@ using Xunit;
 namespace ArrowLz4Fast.Tests.Support
 {
     /// <summary>
-    /// Tests that observe process-wide state (the Meter's listeners, the thread's allocation counter under load) run
-    /// alone, so another test's decodes cannot show up in their counts.
+    /// Tests that observe or change process-wide state (the allocator gauges, the process's allocation counter, the
+    /// thread pool's limits, finalization) run alone, so another test cannot show up in what they measure.
     /// </summary>
     [CollectionDefinition(Name, DisableParallelization = true)]
     public sealed class SerialTests

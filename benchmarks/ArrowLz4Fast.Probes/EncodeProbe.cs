@@ -18,12 +18,6 @@ namespace ArrowLz4Fast.Benchmarks
         {
             int at = Array.IndexOf(args, Switch);
             string producer = at + 1 < args.Length ? args[at + 1] : "rust";
-            int spin = Array.IndexOf(args, "--spin");
-            if (spin >= 0)
-            {
-                ArrowLz4Fast.Frames.Lz4ParallelHelpers.SpinMicroseconds = int.Parse(args[spin + 1], System.Globalization.CultureInfo.InvariantCulture);
-                ArrowLz4Fast.Frames.Lz4ParallelHelpers.SpinWhileRunningMicroseconds = int.Parse(args[spin + 2], System.Globalization.CultureInfo.InvariantCulture);
-            }
             var work = new ProducerCodecWorkload(producer);
             byte[][] buffers = work.Buffers;
             byte[][] output = buffers.Select(b => new byte[b.Length]).ToArray();

@@ -96,7 +96,7 @@ namespace ArrowLz4Fast.Benchmarks
                 var md = new StringBuilder();
                 md.AppendLine("# Streaming read of 1 GiB of batches");
                 md.AppendLine();
-                md.AppendLine($"`dotnet run -c Release --project benchmarks/ArrowLz4Fast.Benchmarks -- {ParentSwitch}` on {DateTime.UtcNow:yyyy-MM-dd}, .NET {Environment.Version}, {Environment.ProcessorCount} cores, {System.Runtime.InteropServices.RuntimeInformation.OSDescription}; default glibc malloc settings.");
+                md.AppendLine($"`dotnet run -c Release --project benchmarks/ArrowLz4Fast.Probes -- {ParentSwitch}` on {DateTime.UtcNow:yyyy-MM-dd}, .NET {Environment.Version}, {Environment.ProcessorCount} cores, {System.Runtime.InteropServices.RuntimeInformation.OSDescription}; default glibc malloc settings.");
                 md.AppendLine();
                 md.AppendLine($"The order-lines table (see `Harness/SyntheticTable.cs`) in {batches} batches of 64Ki-256Ki rows ({RowCounts.Length} distinct batches repeated), {Mib(bytes)} MiB of Arrow buffers, the largest batch {Mib(largest)} MiB; written once by ArrowStreamWriter with ArrowLz4Fast ({Mib(fileBytes)} MiB), then read by ArrowStreamReader from the file through a 1-16 KiB chunked stream, every batch disposed, each row in a process of its own.");
                 md.AppendLine("Peak RSS is the process's VmHWM (runtime included); growth = peak RSS - RSS before the read, compared with 3 x the largest batch's buffers + the retention cap (0 for allocators without one); gen0/1/2 are collections during the read (every collection counts in each generation it reached).");

@@ -1,0 +1,29 @@
+using System;
+using System.Linq;
+
+namespace ArrowLz4Fast.Benchmarks
+{
+    /// <summary>Runs one probe, chosen by its switch; docs/probes.md says what each found.</summary>
+    public static class Program
+    {
+        public static int Main(string[] args)
+        {
+            if (args.Length > 0 && args[0] == LargeStreamRun.ChildSwitch)
+                return LargeStreamRun.Child(args);
+            if (args.Contains(LargeStreamRun.ParentSwitch))
+                return LargeStreamRun.Run(args);
+            if (args.Contains(AllocatorProbe.Switch))
+                return AllocatorProbe.Run(args);
+            if (args.Contains(SpinProbe.Switch))
+                return SpinProbe.Run();
+            if (args.Contains(WriterProbe.Switch))
+                return WriterProbe.Run();
+            if (args.Contains(EncodeProbe.Switch))
+                return EncodeProbe.Run(args);
+            if (args.Contains(CoreSpeedProbe.Switch))
+                return CoreSpeedProbe.Run(args);
+            Console.Error.WriteLine($"usage: one of {LargeStreamRun.ParentSwitch}, {AllocatorProbe.Switch}, {SpinProbe.Switch}, {WriterProbe.Switch}, {EncodeProbe.Switch}, {CoreSpeedProbe.Switch}");
+            return 2;
+        }
+    }
+}
