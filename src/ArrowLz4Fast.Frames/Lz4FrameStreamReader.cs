@@ -282,7 +282,7 @@ namespace ArrowLz4Fast.Frames
             if (_skipRemaining == 0)
                 return 0;
             if (_eof)
-                Lz4FrameErrors.ThrowSkippableTruncated(_skipFrameStart, _skipSize, 8 + _skipSize - _skipRemaining);
+                Lz4FrameErrors.ThrowSkippableTruncated(_skipFrameStart, _skipSize, 8L + _skipSize - _skipRemaining);
             return 1;
         }
 

@@ -76,6 +76,32 @@ namespace ArrowLz4Fast.Tests
             }
         }
 
+        public static IEnumerable<object[]> Crafted()
+        {
+            byte[] frame = Encode(TestData.Mixed(200_000, 8), new Lz4FrameEncoderOptions(contentChecksum: true));
+            byte[] junk = TestData.Mixed(300_000, 9);
+            yield return new object[] { "empty", Array.Empty<byte>() };
+            yield return new object[] { "three bytes", new byte[] { 4, 0x22, 0x4D } };
+            yield return new object[] { "a huge truncated skippable frame", new byte[] { 0x50, 0x2A, 0x4D, 0x18, 0xFE, 0xFF, 0xFF, 0xFF, 1, 2, 3 } };
+            yield return new object[] { "a skippable frame, then a frame", new byte[] { 0x5F, 0x2A, 0x4D, 0x18, 3, 0, 0, 0, 1, 2, 3 }.Concat(frame).ToArray() };
+            yield return new object[] { "300 KB of junk after a frame (more than the input buffer)", frame.Concat(junk).ToArray() };
+            yield return new object[] { "3 bytes after a frame", frame.Concat(new byte[] { 1, 2, 3 }).ToArray() };
+            yield return new object[] { "the legacy magic after a frame", frame.Concat(new byte[] { 0x02, 0x21, 0x4C, 0x18, 0, 0 }).ToArray() };
+            yield return new object[] { "two frames", frame.Concat(frame).ToArray() };
+        }
+
+        [Theory]
+        [MemberData(nameof(Crafted))]
+        public void Crafted_inputs_read_as_the_span_decoder_decodes_them(string what, byte[] input)
+        {
+            FrameOutcome expected = FrameStreams.Reference(input);
+            for (int seed = 0; seed < 4; seed++)
+            {
+                using var stream = new Lz4FrameStream(new TrickleStream(input, seed, seed == 0 ? 7 : 100_000), CompressionMode.Decompress);
+                FrameStreams.AssertSame(expected, FrameStreams.ReadAll(stream, seed, async: (seed & 1) == 1), $"{what}, seed {seed}");
+            }
+        }
+
         [Fact]
         public void Frames_with_every_block_kind_and_size_read_in_any_sizes()
         {
