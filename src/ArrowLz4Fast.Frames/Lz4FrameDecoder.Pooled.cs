@@ -32,7 +32,8 @@ namespace ArrowLz4Fast.Frames
                     // bound reports it as Decode does.
                     ArrayPool<byte>.Shared.Return(array);
                     array = Array.Empty<byte>();
-                    array = ArrayPool<byte>.Shared.Rent(bound);
+                    byte[] larger = ArrayPool<byte>.Shared.Rent(bound);
+                    array = larger;
                     status = Decode(source, array, out consumed, out written, options);
                 }
                 CheckDone(source, status, consumed);
@@ -49,8 +50,8 @@ namespace ArrowLz4Fast.Frames
 
         /// <summary>
         /// Decodes every frame of <paramref name="source"/>, whatever its decoded length, into
-        /// <paramref name="destination"/>, asking it for the memory once (sized as <see cref="DecodeToOwner"/> sizes it)
-        /// and advancing it by the decoded length.
+        /// <paramref name="destination"/>, asking it for memory sized as <see cref="DecodeToOwner"/> sizes it (a second
+        /// time only for a content size field smaller than the blocks) and advancing it by the decoded length.
         /// </summary>
         /// <param name="source">One or more LZ4 frames.</param>
         /// <param name="destination">Where the decoded content goes, e.g. an <c>ArrayBufferWriter&lt;byte&gt;</c> or a <c>PipeWriter</c>.</param>

@@ -158,45 +158,6 @@ namespace ArrowLz4Fast.Tests
         }
 
         [Fact]
-        public void Allocation_per_stream_does_not_grow_with_the_block_count()
-        {
-            byte[] payload = TestData.Mixed(8 << 20, seed: 3);
-            byte[] oneBlock = Encode(payload.AsSpan(0, 60_000).ToArray(), new Lz4FrameEncoderOptions(blockSize: 64 * 1024, contentChecksum: true));
-            byte[] manyBlocks = Encode(payload, new Lz4FrameEncoderOptions(blockSize: 64 * 1024, contentChecksum: true));
-            byte[] linked = TestData.K4osFrame(payload, new LZ4EncoderSettings { ChainBlocks = true, BlockSize = (64 << 10) }, contentSize: false);
-            byte[] big = Encode(payload, new Lz4FrameEncoderOptions(blockSize: 4 << 20));
-            var buffer = new byte[100_000];
-
-            long one = Allocated(oneBlock, buffer);
-            foreach (byte[] frame in new[] { manyBlocks, linked, big })
-            {
-                long many = Allocated(frame, buffer);
-                Assert.InRange(many, 0, 1024);
-                Assert.InRange(many - one, -64, 64);
-            }
-        }
-
-        private static long Allocated(byte[] frame, byte[] buffer)
-        {
-            var inner = new MemoryStream(frame);
-            for (int round = 0; round < 3; round++)
-            {
-                inner.Position = 0;
-                long before = GC.GetAllocatedBytesForCurrentThread();
-                using (var stream = new Lz4FrameStream(inner, CompressionMode.Decompress, leaveOpen: true))
-                {
-                    while (stream.Read(buffer, 0, buffer.Length) > 0)
-                    {
-                    }
-                }
-                long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
-                if (round == 2)
-                    return allocated;
-            }
-            return -1;
-        }
-
-        [Fact]
         public void A_block_that_fits_is_decoded_straight_into_the_callers_buffer()
         {
             // Reads of exactly one block each: every byte must come out right whichever path the block took.
