@@ -23,6 +23,9 @@ namespace ArrowLz4Fast.Fuzz
         /// </summary>
         public static bool ForceParallel;
 
+        /// <summary><c>--stream</c>: each mutant goes through <see cref="StreamCheck"/> (the decoding stream) instead of the destination checks.</summary>
+        public static bool Stream;
+
         /// <summary>Mutants with an independent frame of two or more blocks, which a forced parallel run decodes in parallel.</summary>
         public static long ParallelEligible;
 
@@ -54,6 +57,11 @@ namespace ArrowLz4Fast.Fuzz
             if (reference.OverCap)
                 return verdict;
 
+            if (Stream)
+            {
+                StreamCheck.Check(this, input, reference, rng, verdict);
+                return verdict;
+            }
             if (ForceParallel && HasIndependentBlocks(input))
                 Interlocked.Increment(ref ParallelEligible);
             foreach (int length in DestinationLengths(input, reference, rng))
@@ -204,7 +212,7 @@ namespace ArrowLz4Fast.Fuzz
             verdict.Add("wrong-exception-type", $"{call} threw {error.GetType().FullName}: {error.Message}");
         }
 
-        private Exception? Run(Action call)
+        internal Exception? Run(Action call)
         {
             long start = Stopwatch.GetTimestamp();
             Volatile.Write(ref CallStarted, start);

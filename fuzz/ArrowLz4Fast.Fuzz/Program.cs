@@ -11,11 +11,12 @@ using ArrowLz4Fast.Fuzz;
 // Differential fuzzer: mutants of real LZ4 frames, decoded by native liblz4 and by ArrowLz4Fast. See fuzz/README.md.
 var options = FuzzOptions.Parse(args);
 Oracle.ForceParallel = options.Parallel;
+Oracle.Stream = options.Stream;
 string root = FuzzOptions.RepositoryRoot();
 
 try
 {
-    Console.WriteLine($"fuzz: liblz4 {Liblz4.LibraryVersion()} (liblz4.so.1), seed {options.Seed}, mutants {options.Start}..{options.Start + options.Count - 1}, {options.Threads} thread(s){(options.Parallel ? ", parallel decode forced on" : "")}");
+    Console.WriteLine($"fuzz: liblz4 {Liblz4.LibraryVersion()} (liblz4.so.1), seed {options.Seed}, mutants {options.Start}..{options.Start + options.Count - 1}, {options.Threads} thread(s){(options.Parallel ? ", parallel decode forced on" : "")}{(options.Stream ? ", through the decoding stream" : "")}");
 }
 catch (DllNotFoundException)
 {

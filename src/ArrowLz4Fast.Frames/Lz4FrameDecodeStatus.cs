@@ -1,6 +1,6 @@
 namespace ArrowLz4Fast.Frames
 {
-    /// <summary>How <see cref="Lz4FrameDecoder.Decode"/> ended when the input was well-formed.</summary>
+    /// <summary>How <see cref="Lz4FrameDecoder.Decode(System.ReadOnlySpan{byte}, System.Span{byte}, out int, out int, Lz4FrameDecoderOptions)"/> ended when the input was well-formed.</summary>
     public enum Lz4FrameDecodeStatus
     {
         /// <summary>Every frame was decoded and checked; the output is complete.</summary>

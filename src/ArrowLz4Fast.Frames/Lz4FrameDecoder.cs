@@ -24,7 +24,7 @@ namespace ArrowLz4Fast.Frames
     /// A frame that names a dictionary stops decoding with <see cref="Lz4FrameDecodeStatus.DictionaryRequired"/>, but
     /// only after the structure of the rest of the input has been checked.
     /// </remarks>
-    public static class Lz4FrameDecoder
+    public static partial class Lz4FrameDecoder
     {
         /// <summary>
         /// Decodes every frame of <paramref name="source"/> into <paramref name="destination"/>, in the manner of
@@ -114,7 +114,7 @@ namespace ArrowLz4Fast.Frames
         /// </summary>
         /// <remarks>
         /// Malformed input, a frame that names a dictionary and a destination too small all return
-        /// <see langword="false"/>; call <see cref="Decode"/> to learn which, and where (the
+        /// <see langword="false"/>; call <see cref="Decode(ReadOnlySpan{byte}, Span{byte}, out int, out int, Lz4FrameDecoderOptions)"/> to learn which, and where (the
         /// <see cref="Lz4FrameException"/> inside its exception has the offset). Not resumable.
         /// </remarks>
         /// <param name="source">One or more LZ4 frames.</param>
@@ -203,10 +203,7 @@ namespace ArrowLz4Fast.Frames
         private static InvalidDataException CorruptBlock(ref Lz4FrameReader reader, int written, int frameStart)
         {
             int prefix = reader.Frame.IsLinked ? Math.Min(written - frameStart, Lz4FrameConstants.WindowSize) : 0;
-            string context = prefix > 0 ? $" (linked to the previous {prefix} bytes)" : "";
-            return Lz4FrameErrors.At(
-                reader.TokenStartIndex,
-                $"block {reader.BlockIndex} of {reader.BlockData.Length} compressed bytes{context} is corrupt: it is not a valid LZ4 block decoding to at most the frame's {reader.Frame.BlockMaximumSize}-byte block maximum");
+            return Lz4FrameErrors.CorruptBlock(reader.TokenStartIndex, reader.BlockIndex, reader.BlockData.Length, prefix, reader.Frame.BlockMaximumSize);
         }
 
         /// <summary>

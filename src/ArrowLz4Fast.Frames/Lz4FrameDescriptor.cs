@@ -62,33 +62,39 @@ namespace ArrowLz4Fast.Frames
         public static Lz4FrameDescriptor Read(ReadOnlySpan<byte> source, int offset)
         {
             if ((uint)offset > (uint)source.Length) throw new ArgumentOutOfRangeException(nameof(offset));
+            return Read(source, offset, offset);
+        }
+
+        /// <summary>The header at <paramref name="offset"/>, with errors placed at <paramref name="at"/> (the stream decoder's offset) instead.</summary>
+        internal static Lz4FrameDescriptor Read(ReadOnlySpan<byte> source, int offset, long at)
+        {
             int available = source.Length - offset;
             if (available < Lz4FrameConstants.MinimumHeaderLength)
-                Lz4FrameErrors.ThrowTruncated(offset, "the frame header", Lz4FrameConstants.MinimumHeaderLength, available);
+                Lz4FrameErrors.ThrowTruncated(at, "the frame header", Lz4FrameConstants.MinimumHeaderLength, available);
 
             ReadOnlySpan<byte> header = source.Slice(offset);
             uint magic = BinaryPrimitives.ReadUInt32LittleEndian(header);
             if (magic != Lz4FrameConstants.FrameMagic)
-                Lz4FrameErrors.Throw(offset, $"expected the LZ4 frame magic number 0x184D2204 but found 0x{magic:X8}");
+                Lz4FrameErrors.Throw(at, $"expected the LZ4 frame magic number 0x184D2204 but found 0x{magic:X8}");
 
             byte flg = header[4];
             byte bd = header[5];
             if ((flg & Lz4FrameConstants.FlagVersionMask) != Lz4FrameConstants.FlagVersion01)
-                Lz4FrameErrors.Throw(offset + 4, $"frame version bits are {Convert.ToString(flg >> 6, 2).PadLeft(2, '0')} in FLG 0x{flg:X2}; only version 01 is defined");
+                Lz4FrameErrors.Throw(at + 4, $"frame version bits are {Convert.ToString(flg >> 6, 2).PadLeft(2, '0')} in FLG 0x{flg:X2}; only version 01 is defined");
             if ((flg & Lz4FrameConstants.FlagReserved) != 0)
-                Lz4FrameErrors.Throw(offset + 4, $"reserved bit 1 of FLG 0x{flg:X2} is set");
+                Lz4FrameErrors.Throw(at + 4, $"reserved bit 1 of FLG 0x{flg:X2} is set");
             if ((bd & Lz4FrameConstants.BdReservedMask) != 0)
-                Lz4FrameErrors.Throw(offset + 5, $"reserved bits of BD 0x{bd:X2} are set");
+                Lz4FrameErrors.Throw(at + 5, $"reserved bits of BD 0x{bd:X2} are set");
             int blockSizeId = (bd >> 4) & 0x07;
             if (blockSizeId < 4)
-                Lz4FrameErrors.Throw(offset + 5, $"block maximum size ID {blockSizeId} in BD 0x{bd:X2} is undefined (must be 4 to 7)");
+                Lz4FrameErrors.Throw(at + 5, $"block maximum size ID {blockSizeId} in BD 0x{bd:X2} is undefined (must be 4 to 7)");
 
             int descriptorLength = 2
                 + ((flg & Lz4FrameConstants.FlagContentSize) != 0 ? 8 : 0)
                 + ((flg & Lz4FrameConstants.FlagDictionaryId) != 0 ? 4 : 0);
             int headerLength = 4 + descriptorLength + 1;
             if (available < headerLength)
-                Lz4FrameErrors.ThrowTruncated(offset, "the frame header", headerLength, available);
+                Lz4FrameErrors.ThrowTruncated(at, "the frame header", headerLength, available);
 
             int cursor = 6;
             ulong contentSize = 0;
@@ -107,7 +113,7 @@ namespace ArrowLz4Fast.Frames
             byte expected = header[cursor];
             byte actual = (byte)(XXH32.DigestOf(header.Slice(4, descriptorLength)) >> 8);
             if (expected != actual)
-                Lz4FrameErrors.Throw(offset + cursor, $"header checksum is 0x{expected:X2} but the descriptor hashes to 0x{actual:X2}");
+                Lz4FrameErrors.Throw(at + cursor, $"header checksum is 0x{expected:X2} but the descriptor hashes to 0x{actual:X2}");
 
             return new Lz4FrameDescriptor(flg, bd, contentSize, dictionaryId, headerLength);
         }

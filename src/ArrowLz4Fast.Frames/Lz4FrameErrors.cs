@@ -29,33 +29,73 @@ namespace ArrowLz4Fast.Frames
 
         [DoesNotReturn]
         [MethodImpl(MethodImplOptions.NoInlining)]
-        internal static void ThrowBlockSizeTruncated(int offset, int blockIndex, int available) =>
+        internal static void ThrowBlockSizeTruncated(long offset, int blockIndex, int available) =>
             ThrowTruncated(offset, $"the size field of block {blockIndex} (or the end mark)", 4, available);
 
         [DoesNotReturn]
         [MethodImpl(MethodImplOptions.NoInlining)]
-        internal static void ThrowBlockTooLarge(int offset, int blockIndex, uint size, bool uncompressed, int blockMaximum) =>
+        internal static void ThrowBlockTooLarge(long offset, int blockIndex, uint size, bool uncompressed, int blockMaximum) =>
             Throw(offset, $"block {blockIndex} declares {size} {(uncompressed ? "uncompressed" : "compressed")} bytes, more than the frame's {blockMaximum}-byte block maximum");
 
         [DoesNotReturn]
         [MethodImpl(MethodImplOptions.NoInlining)]
-        internal static void ThrowBlockTruncated(int offset, int blockIndex, int needed, int available) =>
+        internal static void ThrowBlockTruncated(long offset, int blockIndex, int needed, int available) =>
             ThrowTruncated(offset, $"block {blockIndex}", needed, available);
 
         [DoesNotReturn]
         [MethodImpl(MethodImplOptions.NoInlining)]
-        internal static void ThrowBlockChecksum(int offset, int blockIndex, uint expected, uint actual, uint size) =>
+        internal static void ThrowBlockChecksum(long offset, int blockIndex, uint expected, uint actual, uint size) =>
             Throw(offset, $"block {blockIndex} checksum is 0x{expected:X8} but its {size} stored bytes hash to 0x{actual:X8}");
 
         [DoesNotReturn]
         [MethodImpl(MethodImplOptions.NoInlining)]
-        internal static void ThrowContentSize(int offset, ulong declared, int produced) =>
+        internal static void ThrowContentSize(long offset, ulong declared, long produced) =>
             Throw(offset, $"the frame header declares a content size of {declared} bytes but its blocks decode to {produced} bytes");
 
         [DoesNotReturn]
         [MethodImpl(MethodImplOptions.NoInlining)]
-        internal static void ThrowContentChecksum(int offset, uint expected, uint actual, int produced) =>
+        internal static void ThrowContentChecksum(long offset, uint expected, uint actual, long produced) =>
             Throw(offset, $"content checksum is 0x{expected:X8} but the {produced} decoded bytes hash to 0x{actual:X8}");
+
+        [DoesNotReturn]
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ThrowEmpty() => Throw(0, "input is empty: an LZ4 frame starts with a 4-byte magic number");
+
+        /// <summary>Fewer than 4 bytes where a magic number belongs: a truncated first frame, or junk after the last.</summary>
+        [DoesNotReturn]
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ThrowShortTail(long offset, bool firstToken, long available)
+        {
+            if (firstToken)
+                ThrowTruncated(offset, "the magic number", 4, available);
+            Throw(offset, $"{available} unexpected byte(s) after the last frame (too short for another frame)");
+        }
+
+        /// <summary>A magic number that is neither a frame's nor a skippable frame's; <paramref name="available"/> is all the input left.</summary>
+        [DoesNotReturn]
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ThrowBadMagic(long offset, uint magic, bool firstToken, long available)
+        {
+            if (magic == Lz4FrameConstants.LegacyMagic)
+                Throw(offset, "magic number 0x184C2102 marks the legacy LZ4 format, which is not an LZ4 frame");
+            if (firstToken)
+                Throw(offset, $"not an LZ4 frame: magic number is 0x{magic:X8}, expected 0x184D2204");
+            Throw(offset, $"{available} unexpected byte(s) after the last frame (0x{magic:X8} is not a frame magic number)");
+        }
+
+        [DoesNotReturn]
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ThrowSkippableTruncated(long offset, uint size, long available) =>
+            ThrowTruncated(offset, "a skippable frame of " + size + " byte(s) of user data", size + 8L, available);
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static InvalidDataException CorruptBlock(long offset, int blockIndex, int length, int prefix, int blockMaximum)
+        {
+            string context = prefix > 0 ? $" (linked to the previous {prefix} bytes)" : "";
+            return At(
+                offset,
+                $"block {blockIndex} of {length} compressed bytes{context} is corrupt: it is not a valid LZ4 block decoding to at most the frame's {blockMaximum}-byte block maximum");
+        }
 
         [DoesNotReturn]
         [MethodImpl(MethodImplOptions.NoInlining)]

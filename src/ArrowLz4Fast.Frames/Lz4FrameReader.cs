@@ -115,20 +115,20 @@ namespace ArrowLz4Fast.Frames
             if (available == 0)
             {
                 if (_position == 0)
-                    Lz4FrameErrors.Throw(0, "input is empty: an LZ4 frame starts with a 4-byte magic number");
+                    Lz4FrameErrors.ThrowEmpty();
                 return false;
             }
 
             _tokenStart = _position;
             if (available < 4)
-                ThrowShortTail(available);
+                Lz4FrameErrors.ThrowShortTail(_position, _tokenType == Lz4FrameTokenType.None, available);
 
             uint magic = BinaryPrimitives.ReadUInt32LittleEndian(_source.Slice(_position));
             if ((magic & 0xFFFFFFF0) == Lz4FrameConstants.SkippableMagicBase)
                 return ReadSkippable(available);
 
             if (magic != Lz4FrameConstants.FrameMagic)
-                ThrowBadMagic(magic, available);
+                Lz4FrameErrors.ThrowBadMagic(_position, magic, _tokenType == Lz4FrameTokenType.None, available);
 
             _frame = Lz4FrameDescriptor.Read(_source, _position);
             _frameStart = _position;
@@ -139,33 +139,13 @@ namespace ArrowLz4Fast.Frames
             return true;
         }
 
-        [System.Diagnostics.CodeAnalysis.DoesNotReturn]
-        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
-        private readonly void ThrowShortTail(int available)
-        {
-            if (_tokenType == Lz4FrameTokenType.None)
-                Lz4FrameErrors.ThrowTruncated(_position, "the magic number", 4, available);
-            Lz4FrameErrors.Throw(_position, $"{available} unexpected byte(s) after the last frame (too short for another frame)");
-        }
-
-        [System.Diagnostics.CodeAnalysis.DoesNotReturn]
-        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
-        private readonly void ThrowBadMagic(uint magic, int available)
-        {
-            if (magic == Lz4FrameConstants.LegacyMagic)
-                Lz4FrameErrors.Throw(_position, "magic number 0x184C2102 marks the legacy LZ4 format, which is not an LZ4 frame");
-            if (_tokenType == Lz4FrameTokenType.None)
-                Lz4FrameErrors.Throw(_position, $"not an LZ4 frame: magic number is 0x{magic:X8}, expected 0x184D2204");
-            Lz4FrameErrors.Throw(_position, $"{available} unexpected byte(s) after the last frame (0x{magic:X8} is not a frame magic number)");
-        }
-
         private bool ReadSkippable(int available)
         {
             if (available < 8)
                 Lz4FrameErrors.ThrowTruncated(_position, "the skippable frame header", 8, available);
             uint size = BinaryPrimitives.ReadUInt32LittleEndian(_source.Slice(_position + 4));
             if (size > (uint)(available - 8))
-                Lz4FrameErrors.ThrowTruncated(_position, "a skippable frame of " + size + " byte(s) of user data", size + 8L, available);
+                Lz4FrameErrors.ThrowSkippableTruncated(_position, size, available);
             _data = _source.Slice(_position + 8, (int)size);
             _position += 8 + (int)size;
             _tokenType = Lz4FrameTokenType.SkippableFrame;

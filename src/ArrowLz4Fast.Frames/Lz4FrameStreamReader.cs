@@ -1,31 +1,586 @@
 using System;
+using System.Buffers;
+using System.Buffers.Binary;
 using System.IO;
+using System.Runtime.ExceptionServices;
 using System.Threading;
 using System.Threading.Tasks;
+using K4os.Hash.xxHash;
 
 namespace ArrowLz4Fast.Frames
 {
-    /// <summary>The decoding half of <see cref="Lz4FrameStream"/>: incremental frame parsing over an inner stream.</summary>
+    /// <summary>
+    /// The decoding half of <see cref="Lz4FrameStream"/>: a resumable frame decoder over an inner stream. It accepts,
+    /// rejects and reports exactly what <see cref="Lz4FrameDecoder.Decode(System.ReadOnlySpan{byte}, System.Span{byte}, out int, out int, Lz4FrameDecoderOptions)"/> does on the same bytes (same checks in the
+    /// same order, the messages of <see cref="Lz4FrameErrors"/>, offsets in the compressed stream).
+    /// </summary>
+    /// <remarks>
+    /// Compressed bytes are buffered until a whole token (header, block, end mark) is there, in one pooled input
+    /// buffer. A block whose block maximum fits in the caller's buffer is decoded straight into it; other blocks are
+    /// decoded into one pooled window and copied out as the caller reads. Linked frames keep their last 64 KiB of
+    /// output at the front of the window as the prefix of the next block decoded there.
+    /// </remarks>
     internal sealed class Lz4FrameStreamReader : IDisposable
     {
+        private const int InitialInputSize = 64 * 1024;
+
+        // A linked window holds this much output after its history, so the history moves to the front only every few small blocks.
+        private const int MinimumLinkedWindow = 512 * 1024;
+
+        // Need: "drain the inner stream to its end" (bad magic number: the message counts every byte left).
+        private const int DrainToEnd = -1;
+
         private readonly Stream _stream;
-        private readonly Lz4FrameDecoderOptions _options;
+        private readonly bool _verify;
+
+        // Compressed input: _input[_inStart.._inEnd) is buffered, and _input[_inStart] is at _inOffset in the stream.
+        private byte[] _input;
+        private int _inStart;
+        private int _inEnd;
+        private long _inOffset;
+        private long _drained;
+        private bool _eof;
+
+        // Decoded output not yet read: _window[_pendingStart.._pendingEnd). A linked frame's history ends at _historyEnd.
+        private byte[]? _window;
+        private int _pendingStart;
+        private int _pendingEnd;
+        private int _historyEnd;
+        private int _historyLength;
+
+        // Where, in the caller's buffer of the current call, output decoded straight into it starts; -1 when none.
+        private int _directStart = -1;
+
+        private bool _inFrame;
+        private bool _sawToken;
+        private bool _finished;
+        private Lz4FrameDescriptor _frame;
+        private long _frameStart;
+        private int _blockIndex;
+        private long _frameOutput;
+        private bool _hashContent;
+        private XXH32.State _contentHash;
+        private long _skipRemaining;
+        private long _skipFrameStart;
+        private uint _skipSize;
+        private long _dictionaryFrame = -1;
+        private uint? _dictionaryId;
+        private ExceptionDispatchInfo? _fault;
 
         public Lz4FrameStreamReader(Stream stream, Lz4FrameDecoderOptions options)
         {
             _stream = stream;
-            _options = options;
+            _verify = options.VerifyChecksums;
+            _input = ArrayPool<byte>.Shared.Rent(InitialInputSize);
         }
 
         /// <summary>Decodes into <paramref name="buffer"/>; 0 only at the end of the last frame (or for an empty buffer).</summary>
-        public int Read(Span<byte> buffer) => throw new NotImplementedException();
+        public int Read(Span<byte> buffer)
+        {
+            if (buffer.IsEmpty)
+                return 0;
+            while (true)
+            {
+                int written = Step(buffer, out int need);
+                if (written > 0 || need == 0)
+                    return written;
+                Fill(need);
+            }
+        }
 
         /// <summary>The asynchronous <see cref="Read"/>.</summary>
-        public ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken) => throw new NotImplementedException();
+        public ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken)
+        {
+            if (cancellationToken.IsCancellationRequested)
+                return new ValueTask<int>(Task.FromCanceled<int>(cancellationToken));
+            if (buffer.IsEmpty)
+                return new ValueTask<int>(0);
+            int written;
+            int need;
+            try
+            {
+                written = Step(buffer.Span, out need);
+            }
+            catch (Exception e) when (e is InvalidDataException || e is NotSupportedException)
+            {
+                return new ValueTask<int>(Task.FromException<int>(e));
+            }
+            if (written > 0 || need == 0)
+                return new ValueTask<int>(written);
+            return ReadSlowAsync(buffer, need, cancellationToken);
+        }
+
+        private async ValueTask<int> ReadSlowAsync(Memory<byte> buffer, int need, CancellationToken cancellationToken)
+        {
+            while (true)
+            {
+                await FillAsync(need, cancellationToken).ConfigureAwait(false);
+                int written = Step(buffer.Span, out need);
+                if (written > 0 || need == 0)
+                    return written;
+            }
+        }
 
         /// <summary>Returns pooled memory.</summary>
         public void Dispose()
         {
+            byte[] input = _input;
+            _input = Array.Empty<byte>();
+            if (input.Length != 0)
+                ArrayPool<byte>.Shared.Return(input);
+            byte[]? window = _window;
+            _window = null;
+            if (window != null)
+                ArrayPool<byte>.Shared.Return(window);
         }
+
+        /// <summary>
+        /// Decodes what the buffered input allows into <paramref name="destination"/>. Returns the bytes written; when
+        /// that is 0, <paramref name="need"/> is how many buffered bytes the next token needs (0: the end was reached).
+        /// </summary>
+        private int Step(Span<byte> destination, out int need)
+        {
+            if (_fault != null)
+                _fault.Throw();
+            int written = 0;
+            need = 0;
+            try
+            {
+                while (true)
+                {
+                    if (_pendingEnd > _pendingStart)
+                    {
+                        int n = Math.Min(_pendingEnd - _pendingStart, destination.Length - written);
+                        _window.AsSpan(_pendingStart, n).CopyTo(destination.Slice(written));
+                        _pendingStart += n;
+                        written += n;
+                    }
+                    if (written == destination.Length || _finished)
+                    {
+                        EndEagerly();
+                        break;
+                    }
+                    need = _skipRemaining > 0 ? Skip() : _inFrame ? BlockOrEnd(destination, ref written) : FrameStart();
+                    if (need != 0)
+                    {
+                        if (written > 0)
+                            need = 0;
+                        break;
+                    }
+                }
+                SaveHistory(destination, written);
+                return written;
+            }
+            catch (Exception e) when (e is InvalidDataException || e is NotSupportedException)
+            {
+                _fault = ExceptionDispatchInfo.Capture(e);
+                throw;
+            }
+        }
+
+        /// <summary>
+        /// Checks an end mark (content size and checksum) already buffered behind the output just delivered, so that a
+        /// reader that stops at the end of its data (ArrowStreamReader at the end-of-stream marker) still has them checked.
+        /// </summary>
+        private void EndEagerly()
+        {
+            if (_inFrame && _pendingEnd == _pendingStart && _skipRemaining == 0 && Available >= Lz4FrameConstants.EndMarkLength
+                && BinaryPrimitives.ReadUInt32LittleEndian(Buffered) == 0
+                && Available >= Lz4FrameConstants.EndMarkLength + (_frame.HasContentChecksum ? Lz4FrameConstants.ChecksumLength : 0))
+            {
+                End(Available);
+            }
+        }
+
+        private int Available => _inEnd - _inStart;
+
+        private ReadOnlySpan<byte> Buffered => new(_input, _inStart, _inEnd - _inStart);
+
+        private void Consume(int count)
+        {
+            _inStart += count;
+            _inOffset += count;
+            _sawToken = true;
+        }
+
+        /// <summary>A frame or skippable frame starts here, or the input ends.</summary>
+        private int FrameStart()
+        {
+            int available = Available;
+            if (available < 4 && !_eof)
+                return 4;
+            if (available == 0)
+            {
+                if (!_sawToken)
+                    Lz4FrameErrors.ThrowEmpty();
+                _finished = true;
+                if (_dictionaryFrame >= 0)
+                    Lz4FrameErrors.ThrowDictionaryNotSupported(_dictionaryFrame, _dictionaryId);
+                return 0;
+            }
+            if (available < 4)
+                Lz4FrameErrors.ThrowShortTail(_inOffset, !_sawToken, available);
+
+            uint magic = BinaryPrimitives.ReadUInt32LittleEndian(Buffered);
+            if ((magic & 0xFFFFFFF0) == Lz4FrameConstants.SkippableMagicBase)
+            {
+                if (available < 8 && !_eof)
+                    return 8;
+                if (available < 8)
+                    Lz4FrameErrors.ThrowTruncated(_inOffset, "the skippable frame header", 8, available);
+                _skipSize = BinaryPrimitives.ReadUInt32LittleEndian(Buffered.Slice(4));
+                _skipFrameStart = _inOffset;
+                _skipRemaining = _skipSize;
+                Consume(8);
+                return 0;
+            }
+            if (magic != Lz4FrameConstants.FrameMagic)
+            {
+                if (!_eof)
+                    return DrainToEnd;
+                Lz4FrameErrors.ThrowBadMagic(_inOffset, magic, !_sawToken, available + _drained);
+            }
+
+            if (available < 5 && !_eof)
+                return 5;
+            int headerLength = Lz4FrameConstants.MinimumHeaderLength;
+            if (available >= 5)
+            {
+                byte flg = _input[_inStart + 4];
+                headerLength += ((flg & Lz4FrameConstants.FlagContentSize) != 0 ? 8 : 0) + ((flg & Lz4FrameConstants.FlagDictionaryId) != 0 ? 4 : 0);
+            }
+            if (available < headerLength && !_eof)
+                return headerLength;
+
+            Lz4FrameDescriptor frame = Lz4FrameDescriptor.Read(Buffered, 0, _inOffset);
+            _frame = frame;
+            _frameStart = _inOffset;
+            _blockIndex = -1;
+            _frameOutput = 0;
+            _directStart = -1;
+            _historyLength = 0;
+            _historyEnd = 0;
+            _inFrame = true;
+            _hashContent = _verify && frame.HasContentChecksum;
+            if (_hashContent)
+                XXH32.Reset(ref _contentHash);
+            if (frame.HasDictionaryId && _dictionaryFrame < 0)
+            {
+                _dictionaryFrame = _inOffset;
+                _dictionaryId = frame.DictionaryId;
+            }
+            Consume(frame.HeaderLength);
+            return 0;
+        }
+
+        /// <summary>Skips the user data of a skippable frame.</summary>
+        private int Skip()
+        {
+            int n = (int)Math.Min(Available, _skipRemaining);
+            Consume(n);
+            _skipRemaining -= n;
+            if (_skipRemaining == 0)
+                return 0;
+            if (_eof)
+                Lz4FrameErrors.ThrowSkippableTruncated(_skipFrameStart, _skipSize, 8L + _skipSize - _skipRemaining);
+            return 1;
+        }
+
+        /// <summary>The next block of the current frame, or its end mark.</summary>
+        private int BlockOrEnd(Span<byte> destination, ref int written)
+        {
+            int available = Available;
+            if (available < Lz4FrameConstants.BlockHeaderLength && !_eof)
+                return Lz4FrameConstants.BlockHeaderLength;
+            if (available < Lz4FrameConstants.BlockHeaderLength)
+                Lz4FrameErrors.ThrowBlockSizeTruncated(_inOffset, _blockIndex + 1, available);
+
+            uint field = BinaryPrimitives.ReadUInt32LittleEndian(Buffered);
+            if (field == 0)
+                return End(available);
+
+            int blockIndex = _blockIndex + 1;
+            bool uncompressed = (field & Lz4FrameConstants.UncompressedBlockFlag) != 0;
+            uint size = field & ~Lz4FrameConstants.UncompressedBlockFlag;
+            int blockMaximum = _frame.BlockMaximumSize;
+            if (size > (uint)blockMaximum)
+                Lz4FrameErrors.ThrowBlockTooLarge(_inOffset, blockIndex, size, uncompressed, blockMaximum);
+            int checksumLength = _frame.HasBlockChecksum ? Lz4FrameConstants.ChecksumLength : 0;
+            int needed = Lz4FrameConstants.BlockHeaderLength + (int)size + checksumLength;
+            if (available < needed && !_eof)
+                return needed;
+            if (available < needed)
+                Lz4FrameErrors.ThrowBlockTruncated(_inOffset, blockIndex, needed, available);
+
+            ReadOnlySpan<byte> data = Buffered.Slice(Lz4FrameConstants.BlockHeaderLength, (int)size);
+            if (checksumLength != 0 && _verify)
+            {
+                uint expected = BinaryPrimitives.ReadUInt32LittleEndian(Buffered.Slice(Lz4FrameConstants.BlockHeaderLength + (int)size));
+                uint actual = XXH32.DigestOf(data);
+                if (expected != actual)
+                    Lz4FrameErrors.ThrowBlockChecksum(_inOffset + Lz4FrameConstants.BlockHeaderLength + size, blockIndex, expected, actual, size);
+            }
+
+            if (_dictionaryFrame < 0)
+                DecodeBlock(data, uncompressed, destination, ref written);
+            _blockIndex = blockIndex;
+            Consume(needed);
+            return 0;
+        }
+
+        private void DecodeBlock(ReadOnlySpan<byte> data, bool uncompressed, Span<byte> destination, ref int written)
+        {
+            bool linked = _frame.IsLinked;
+            int blockMaximum = _frame.BlockMaximumSize;
+            int prefix = linked ? (int)Math.Min(_frameOutput, Lz4FrameConstants.WindowSize) : 0;
+            int room = destination.Length - written;
+            int decoded;
+
+            // Straight into the caller's buffer when the block has its block maximum of room there (liblz4 gives every
+            // block that much) and, for a linked block, its prefix is there too: what this call wrote is the latest output.
+            if (uncompressed ? data.Length <= room : room >= blockMaximum && written >= prefix)
+            {
+                if (_directStart < 0)
+                    _directStart = written;
+                if (uncompressed)
+                {
+                    data.CopyTo(destination.Slice(written));
+                    decoded = data.Length;
+                }
+                else
+                {
+                    decoded = Lz4BlockDecoder.Decode(data, destination.Slice(written - prefix, prefix + blockMaximum), prefix);
+                    if (decoded < 0)
+                        throw Lz4FrameErrors.CorruptBlock(_inOffset, _blockIndex + 1, data.Length, prefix, blockMaximum);
+                }
+                if (_hashContent)
+                    XXH32.Update(ref _contentHash, destination.Slice(written, decoded));
+                written += decoded;
+                _frameOutput += decoded;
+                return;
+            }
+
+            // Through the window: the history (linked) is made current first, then the block decodes after it.
+            SaveHistory(destination, written);
+            int start = PrepareWindow(linked, blockMaximum);
+            byte[] window = _window!;
+            if (uncompressed)
+            {
+                data.CopyTo(window.AsSpan(start));
+                decoded = data.Length;
+            }
+            else
+            {
+                decoded = Lz4BlockDecoder.Decode(data, window.AsSpan(start - prefix, prefix + blockMaximum), prefix);
+                if (decoded < 0)
+                    throw Lz4FrameErrors.CorruptBlock(_inOffset, _blockIndex + 1, data.Length, prefix, blockMaximum);
+            }
+            if (_hashContent)
+                XXH32.Update(ref _contentHash, window.AsSpan(start, decoded));
+            _frameOutput += decoded;
+            _pendingStart = start;
+            _pendingEnd = start + decoded;
+            if (linked)
+            {
+                _historyEnd = start + decoded;
+                _historyLength = (int)Math.Min(_frameOutput, Lz4FrameConstants.WindowSize);
+            }
+
+            int n = Math.Min(decoded, destination.Length - written);
+            window.AsSpan(start, n).CopyTo(destination.Slice(written));
+            _pendingStart += n;
+            written += n;
+        }
+
+        /// <summary>
+        /// Makes the window big enough for a block of this frame and returns where the block goes: 0 for an independent
+        /// block, just after the history for a linked one (the history moved to the front when the block would not fit).
+        /// </summary>
+        private int PrepareWindow(bool linked, int blockMaximum)
+        {
+            byte[] window = EnsureWindow(linked ? LinkedWindowSize(blockMaximum) : blockMaximum);
+            if (!linked)
+                return 0;
+            if (_historyEnd + blockMaximum > window.Length)
+            {
+                Buffer.BlockCopy(window, _historyEnd - _historyLength, window, 0, _historyLength);
+                _historyEnd = _historyLength;
+            }
+            return _historyEnd;
+        }
+
+        private static int LinkedWindowSize(int blockMaximum) => Math.Max(Lz4FrameConstants.WindowSize + blockMaximum, MinimumLinkedWindow);
+
+        /// <summary>The window, traded for a larger one (with the history) when it is smaller than <paramref name="size"/>.</summary>
+        private byte[] EnsureWindow(int size)
+        {
+            byte[]? window = _window;
+            if (window != null && window.Length >= size)
+                return window;
+            byte[] larger = ArrayPool<byte>.Shared.Rent(size);
+            if (window != null)
+            {
+                window.AsSpan(_historyEnd - _historyLength, _historyLength).CopyTo(larger);
+                ArrayPool<byte>.Shared.Return(window);
+            }
+            else
+            {
+                _historyLength = 0;
+            }
+            _historyEnd = _historyLength;
+            _window = larger;
+            return larger;
+        }
+
+        /// <summary>
+        /// For a linked frame, appends the output decoded straight into the caller's buffer in this call to the
+        /// history kept in the window, so that the next block decoded elsewhere finds its prefix.
+        /// </summary>
+        private void SaveHistory(Span<byte> destination, int written)
+        {
+            int start = _directStart;
+            if (start < 0)
+                return;
+            _directStart = -1;
+            if (!_inFrame || !_frame.IsLinked)
+                return;
+            int count = written - start;
+            int window = Lz4FrameConstants.WindowSize;
+            byte[] buffer = EnsureWindow(LinkedWindowSize(_frame.BlockMaximumSize));
+            if (count >= window)
+            {
+                destination.Slice(written - window, window).CopyTo(buffer);
+                _historyEnd = window;
+                _historyLength = window;
+                return;
+            }
+            int keep = Math.Min(_historyLength, window - count);
+            Buffer.BlockCopy(buffer, _historyEnd - keep, buffer, 0, keep);
+            destination.Slice(start, count).CopyTo(buffer.AsSpan(keep));
+            _historyEnd = keep + count;
+            _historyLength = keep + count;
+        }
+
+        /// <summary>The end mark, the content checksum after it, and the content size check.</summary>
+        private int End(int available)
+        {
+            int needed = Lz4FrameConstants.EndMarkLength + (_frame.HasContentChecksum ? Lz4FrameConstants.ChecksumLength : 0);
+            if (available < needed && !_eof)
+                return needed;
+            if (available < needed)
+                Lz4FrameErrors.ThrowTruncated(_inOffset, "the end mark and content checksum", needed, available);
+            if (_dictionaryFrame < 0)
+            {
+                if (_frame.ContentSize is ulong size && size != 0 && size != (ulong)_frameOutput)
+                    Lz4FrameErrors.ThrowContentSize(_frameStart + 6, size, _frameOutput);
+                if (_hashContent)
+                {
+                    uint expected = BinaryPrimitives.ReadUInt32LittleEndian(Buffered.Slice(Lz4FrameConstants.EndMarkLength));
+                    uint actual = XXH32.Digest(in _contentHash);
+                    if (actual != expected)
+                        Lz4FrameErrors.ThrowContentChecksum(_inOffset + Lz4FrameConstants.EndMarkLength, expected, actual, _frameOutput);
+                }
+            }
+            _inFrame = false;
+            Consume(needed);
+            return 0;
+        }
+
+        /// <summary>Makes room for <paramref name="need"/> buffered bytes: compacts, or trades the buffer for a larger one.</summary>
+        private void MakeRoom(int need)
+        {
+            if (_inStart + need <= _input.Length)
+                return;
+            int available = Available;
+            if (need <= _input.Length)
+            {
+                Buffer.BlockCopy(_input, _inStart, _input, 0, available);
+            }
+            else
+            {
+                byte[] larger = ArrayPool<byte>.Shared.Rent(need);
+                Buffer.BlockCopy(_input, _inStart, larger, 0, available);
+                ArrayPool<byte>.Shared.Return(_input);
+                _input = larger;
+            }
+            _inStart = 0;
+            _inEnd = available;
+        }
+
+        private void Fill(int need)
+        {
+            if (need == DrainToEnd)
+            {
+                MakeRoom(_input.Length);
+                while (!_eof)
+                {
+                    int free = _input.Length - _inEnd;
+                    int n = free > 0 ? _stream.Read(_input, _inEnd, free) : _stream.Read(_input, 4, _input.Length - 4);
+                    Drained(n, free);
+                }
+                return;
+            }
+            if (Available == 0)
+                _inStart = _inEnd = 0;
+            MakeRoom(need);
+            while (Available < need)
+            {
+                int n = _stream.Read(_input, _inEnd, _input.Length - _inEnd);
+                if (n <= 0)
+                {
+                    _eof = true;
+                    return;
+                }
+                _inEnd += n;
+            }
+        }
+
+        private async ValueTask FillAsync(int need, CancellationToken cancellationToken)
+        {
+            if (need == DrainToEnd)
+            {
+                MakeRoom(_input.Length);
+                while (!_eof)
+                {
+                    int free = _input.Length - _inEnd;
+                    int n = free > 0
+                        ? await ReadInnerAsync(_inEnd, free, cancellationToken).ConfigureAwait(false)
+                        : await ReadInnerAsync(4, _input.Length - 4, cancellationToken).ConfigureAwait(false);
+                    Drained(n, free);
+                }
+                return;
+            }
+            if (Available == 0)
+                _inStart = _inEnd = 0;
+            MakeRoom(need);
+            while (Available < need)
+            {
+                int n = await ReadInnerAsync(_inEnd, _input.Length - _inEnd, cancellationToken).ConfigureAwait(false);
+                if (n <= 0)
+                {
+                    _eof = true;
+                    return;
+                }
+                _inEnd += n;
+            }
+        }
+
+        /// <summary>Counts bytes read only to learn how many follow a bad magic number; once the buffer is full, they are read over it, past the magic number.</summary>
+        private void Drained(int n, int free)
+        {
+            if (n <= 0)
+                _eof = true;
+            else if (free > 0)
+                _inEnd += n;
+            else
+                _drained += n;
+        }
+
+        private ValueTask<int> ReadInnerAsync(int offset, int count, CancellationToken cancellationToken) =>
+#if NETCOREAPP2_1_OR_GREATER || NETSTANDARD2_1_OR_GREATER
+            _stream.ReadAsync(_input.AsMemory(offset, count), cancellationToken);
+#else
+            new(_stream.ReadAsync(_input, offset, count, cancellationToken));
+#endif
     }
 }

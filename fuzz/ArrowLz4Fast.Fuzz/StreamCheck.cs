@@ -1,0 +1,117 @@
+using System;
+using System.Buffers;
+using System.IO;
+using System.IO.Compression;
+using System.Threading;
+using System.Threading.Tasks;
+using ArrowLz4Fast.Frames;
+
+namespace ArrowLz4Fast.Fuzz
+{
+    /// <summary>
+    /// <c>--stream</c>: each mutant read through <see cref="Lz4FrameStream"/> with random read sizes over an inner stream
+    /// that hands out random chunks, sync or async, and compared with liblz4 (accepts, bytes) and with the one-shot span
+    /// decoder <see cref="Lz4FrameDecoder.DecodeToOwner"/> (the same bytes, or the same exception type and message).
+    /// </summary>
+    internal static class StreamCheck
+    {
+        public static void Check(Oracle oracle, byte[] input, Reference reference, Random rng, Verdict verdict)
+        {
+            byte[]? spanOutput = null;
+            Exception? spanError = oracle.Run(() =>
+            {
+                using IMemoryOwner<byte> owner = Lz4FrameDecoder.DecodeToOwner(input);
+                spanOutput = owner.Memory.ToArray();
+            });
+
+            bool async = rng.Next(4) == 0;
+            // Byte-sized reads and chunks only where they stay well under the watchdog's second on a loaded machine.
+            int produced = reference.Accepts ? reference.Output!.Length : reference.PartialLength;
+            int maxChunk = rng.Next(3) switch { 0 when input.Length < (64 << 10) => 1 + rng.Next(16), 1 => 1 + rng.Next(4096), _ => input.Length + 1 };
+            int maxRead = rng.Next(2) == 0 && produced < (256 << 10) ? 1 + rng.Next(64) : Math.Min(8 << 20, 2 * Math.Max(input.Length, produced) + 16);
+            var output = new MemoryStream(reference.Accepts ? reference.Output!.Length : 0);
+            var inner = new ChunkedStream(input, new Random(rng.Next()), maxChunk);
+            var reads = new Random(rng.Next());
+            Exception? error = oracle.Run(() =>
+            {
+                using var stream = new Lz4FrameStream(inner, CompressionMode.Decompress);
+                byte[] buffer = new byte[maxRead];
+                while (true)
+                {
+                    int size = 1 + reads.Next(maxRead);
+                    int n = async ? stream.ReadAsync(buffer.AsMemory(0, size), CancellationToken.None).AsTask().GetAwaiter().GetResult() : stream.Read(buffer, 0, size);
+                    if (n == 0)
+                        break;
+                    output.Write(buffer, 0, n);
+                }
+            });
+            string call = $"stream ({(async ? "async" : "sync")}, reads of 1..{maxRead}, inner chunks of 1..{maxChunk})";
+
+            if (error is not null && !(error is InvalidDataException { InnerException: Lz4FrameException }) && !(error is NotSupportedException && error.Message.Contains("dictionary", StringComparison.Ordinal)))
+                verdict.Add("wrong-exception-type", $"{call} threw {error.GetType().FullName}: {error.Message}");
+
+            string actual = error is null ? $"{output.Length} bytes" : $"{error.GetType().Name}: {error.Message}";
+            string expected = spanError is null ? $"{spanOutput!.Length} bytes" : $"{spanError.GetType().Name}: {spanError.Message}";
+            if (actual != expected || (error is null && !Written(output).SequenceEqual(spanOutput)))
+                verdict.Add("stream-differs-from-span", $"{call}: {actual}; span decoder {expected}");
+
+            if (error is NotSupportedException)
+            {
+                verdict.Documented("dictionary-frame");
+            }
+            else if (reference.Accepts)
+            {
+                if (error is not null)
+                    verdict.Add("liblz4-accepts-project-rejects", $"{call} threw {error.GetType().Name}: {error.Message}");
+                else if (!Written(output).SequenceEqual(reference.Output))
+                    verdict.Add("different-bytes", $"{call}: {output.Length} bytes; liblz4 {reference}");
+            }
+            else if (error is null)
+            {
+                verdict.Add("project-accepts-liblz4-rejects", $"{call} decoded {output.Length} bytes; liblz4 {reference}");
+            }
+        }
+
+        private static ReadOnlySpan<byte> Written(MemoryStream output) => output.GetBuffer().AsSpan(0, (int)output.Length);
+
+        /// <summary>Hands out at most a random number of bytes per read.</summary>
+        private sealed class ChunkedStream : Stream
+        {
+            private readonly byte[] _data;
+            private readonly Random _random;
+            private readonly int _maxChunk;
+            private int _position;
+
+            public ChunkedStream(byte[] data, Random random, int maxChunk)
+            {
+                _data = data;
+                _random = random;
+                _maxChunk = maxChunk;
+            }
+
+            public override bool CanRead => true;
+            public override bool CanSeek => false;
+            public override bool CanWrite => false;
+            public override long Length => throw new NotSupportedException();
+            public override long Position { get => throw new NotSupportedException(); set => throw new NotSupportedException(); }
+            public override void Flush() { }
+            public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+            public override void SetLength(long value) => throw new NotSupportedException();
+            public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+            public override int Read(byte[] buffer, int offset, int count) => Read(buffer.AsSpan(offset, count));
+
+            public override int Read(Span<byte> buffer)
+            {
+                int n = Math.Min(Math.Min(buffer.Length, _data.Length - _position), 1 + _random.Next(_maxChunk));
+                _data.AsSpan(_position, n).CopyTo(buffer);
+                _position += n;
+                return n;
+            }
+
+            // Completes at once: a thread-pool hop per read would put the watchdog's second at the mercy of machine load
+            // (the unit tests' TrickleStream covers reads that complete later).
+            public override ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default) =>
+                new(Read(buffer.Span));
+        }
+    }
+}

@@ -1,0 +1,50 @@
+using System;
+using System.IO;
+using Apache.Arrow.Ipc;
+using Apache.Arrow.Memory;
+using ArrowLz4Fast.Frames;
+using ArrowLz4Fast.Memory;
+
+namespace ArrowLz4Fast
+{
+    /// <summary>
+    /// Arrow IPC streams wrapped whole in LZ4 frames ("outer" compression), as Databricks CloudFetch result files,
+    /// HTTP <c>Content-Encoding: lz4</c> bodies and <c>.arrows.lz4</c> files are.
+    /// </summary>
+    /// <example>
+    /// <code>
+    /// using var reader = Lz4FramedArrow.CreateStreamReader(httpResponseStream);
+    /// while (reader.ReadNextRecordBatch() is RecordBatch batch)
+    ///     using (batch) Process(batch);
+    /// </code>
+    /// </example>
+    public static class Lz4FramedArrow
+    {
+        /// <summary>
+        /// An <see cref="ArrowStreamReader"/> over the IPC stream that the LZ4 frames of <paramref name="lz4FramedIpc"/>
+        /// decode to, decoded as it is read (<see cref="Lz4FrameStream"/>): no copy of the whole decoded stream is made,
+        /// every batch owns its memory (from <paramref name="allocator"/>), and the end-of-stream marker is read as
+        /// Arrow reads it from any stream. Record batches compressed with LZ4_FRAME inside the frame are decoded by
+        /// <see cref="Lz4FastCodec"/>.
+        /// </summary>
+        /// <param name="lz4FramedIpc">One or more LZ4 frames holding an Arrow IPC stream (not the file format).</param>
+        /// <param name="allocator">Where batch buffers are allocated; <see langword="null"/> for <see cref="SlabMemoryAllocator.Shared"/>.</param>
+        /// <param name="leaveOpen">Leave <paramref name="lz4FramedIpc"/> open when the reader is disposed.</param>
+        /// <param name="decoderOptions">Checksum verification and parallelism of the outer frames; the default verifies, on the calling thread.</param>
+        /// <param name="compressionCodecFactory">Decodes compressed batch bodies; <see langword="null"/> for a <see cref="Lz4FastCodecFactory"/> with default options.</param>
+        /// <returns>The reader; dispose it (and each batch) when done.</returns>
+        /// <exception cref="ArgumentNullException"><paramref name="lz4FramedIpc"/> is null.</exception>
+        /// <remarks>The reader's reads throw <see cref="InvalidDataException"/> when the LZ4 data is malformed, truncated or fails a checksum (the inner <see cref="Lz4FrameException"/> has the offset in the compressed stream).</remarks>
+        public static ArrowStreamReader CreateStreamReader(
+            Stream lz4FramedIpc,
+            MemoryAllocator? allocator = null,
+            bool leaveOpen = false,
+            Lz4FrameDecoderOptions decoderOptions = default,
+            ICompressionCodecFactory? compressionCodecFactory = null)
+        {
+            if (lz4FramedIpc is null) throw new ArgumentNullException(nameof(lz4FramedIpc));
+            var decoded = new Lz4FrameStream(lz4FramedIpc, decoderOptions, leaveOpen);
+            return new ArrowStreamReader(decoded, allocator ?? SlabMemoryAllocator.Shared, compressionCodecFactory ?? new Lz4FastCodecFactory(), leaveOpen: false);
+        }
+    }
+}

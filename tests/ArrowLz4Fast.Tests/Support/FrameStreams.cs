@@ -1,0 +1,233 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.IO.Compression;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using ArrowLz4Fast.Frames;
+using Xunit;
+
+namespace ArrowLz4Fast.Tests.Support
+{
+    /// <summary>What a decode produced: the bytes, or the exception it ended with (and the bytes before it).</summary>
+    internal sealed record FrameOutcome(byte[] Output, Exception? Error);
+
+    /// <summary>Decodes frames through the span decoder (the reference) and through <see cref="Lz4FrameStream"/>, read in seeded random sizes.</summary>
+    internal static class FrameStreams
+    {
+        public const int MaxRead = 8 << 20;
+
+        /// <summary>Every LZ4 data file (with a sidecar) of the frame folders of both corpora, by absolute path.</summary>
+        public static IEnumerable<string> AllFrameFiles()
+        {
+            var roots = new List<string> { Corpus.CommittedDir };
+            if (Directory.Exists(Path.Combine(Corpus.SharedDir, "frames")))
+                roots.Add(Corpus.SharedDir);
+            foreach (string root in roots)
+            {
+                foreach (string folder in new[] { "frames", "malformed", "liblz4-agreement" })
+                {
+                    string dir = Path.Combine(root, folder);
+                    if (!Directory.Exists(dir))
+                        continue;
+                    foreach (string sidecar in Directory.EnumerateFiles(dir, "*.expected.json", SearchOption.AllDirectories).OrderBy(p => p, StringComparer.Ordinal))
+                    {
+                        string data = sidecar.Substring(0, sidecar.Length - ".expected.json".Length);
+                        if (!File.Exists(data))
+                            continue;
+                        // The shared corpus repeats the committed one; only what differs is worth reading twice.
+                        string committed = Path.Combine(Corpus.CommittedDir, Path.GetRelativePath(root, data));
+                        if (root != Corpus.CommittedDir && File.Exists(committed) && File.ReadAllBytes(committed).AsSpan().SequenceEqual(File.ReadAllBytes(data)))
+                            continue;
+                        yield return data;
+                    }
+                }
+            }
+        }
+
+        /// <summary>The span decoder on the whole input, with a destination grown until it fits.</summary>
+        public static FrameOutcome Reference(byte[] frames, Lz4FrameDecoderOptions options = default)
+        {
+            int size = Math.Max(1 << 20, frames.Length * 8);
+            while (true)
+            {
+                var destination = new byte[size];
+                try
+                {
+                    Lz4FrameDecodeStatus status = Lz4FrameDecoder.Decode(frames, destination, out _, out int written, options);
+                    if (status == Lz4FrameDecodeStatus.DestinationTooSmall)
+                    {
+                        Assert.True(size < (1 << 30), "the span decoder wants more than 1 GiB");
+                        size *= 2;
+                        continue;
+                    }
+                    if (status == Lz4FrameDecodeStatus.DictionaryRequired)
+                        return new FrameOutcome(destination.AsSpan(0, written).ToArray(), new NotSupportedException("dictionary"));
+                    return new FrameOutcome(destination.AsSpan(0, written).ToArray(), null);
+                }
+                catch (InvalidDataException e)
+                {
+                    return new FrameOutcome(Array.Empty<byte>(), e);
+                }
+            }
+        }
+
+        /// <summary>Reads <paramref name="stream"/> to its end (or its exception) with seeded random read sizes from 1 byte to 8 MiB and some zero-length reads.</summary>
+        public static FrameOutcome ReadAll(Stream stream, int seed, bool async, int maxRead = MaxRead)
+        {
+            var random = new Random(seed);
+            var output = new MemoryStream();
+            byte[] buffer = new byte[maxRead + 16];
+            try
+            {
+                while (true)
+                {
+                    if (random.Next(20) == 0)
+                    {
+                        int zero = async ? stream.ReadAsync(buffer.AsMemory(3, 0)).AsTask().GetAwaiter().GetResult() : stream.Read(buffer, 3, 0);
+                        Assert.Equal(0, zero);
+                    }
+                    int size = RandomSize(random, maxRead);
+                    int offset = random.Next(16);
+                    int n = async
+                        ? stream.ReadAsync(buffer.AsMemory(offset, size)).AsTask().GetAwaiter().GetResult()
+                        : random.Next(2) == 0 ? stream.Read(buffer, offset, size) : stream.Read(buffer.AsSpan(offset, size));
+                    Assert.InRange(n, 0, size);
+                    if (n == 0)
+                    {
+                        Assert.Equal(0, stream.Read(buffer, 0, 10));
+                        return new FrameOutcome(output.ToArray(), null);
+                    }
+                    output.Write(buffer, offset, n);
+                }
+            }
+            catch (Exception e) when (e is InvalidDataException || e is NotSupportedException)
+            {
+                return new FrameOutcome(output.ToArray(), e);
+            }
+        }
+
+        /// <summary>Log-uniform from 1 to <paramref name="max"/>, so small and large reads are both common.</summary>
+        public static int RandomSize(Random random, int max) =>
+            Math.Clamp((int)Math.Exp(random.NextDouble() * Math.Log(max)), 1, max);
+
+        /// <summary>
+        /// Asserts the stream outcome is the reference's: the same bytes, or the same exception (type, message,
+        /// offset) after a prefix of the reference's bytes.
+        /// </summary>
+        public static void AssertSame(FrameOutcome expected, FrameOutcome actual, string what)
+        {
+            if (expected.Error is null)
+            {
+                Assert.True(actual.Error is null, $"{what}: the stream threw {actual.Error}");
+                Assert.True(expected.Output.AsSpan().SequenceEqual(actual.Output), $"{what}: {actual.Output.Length} bytes, expected {expected.Output.Length}, or different bytes");
+                return;
+            }
+            Assert.True(actual.Error != null, $"{what}: the stream decoded {actual.Output.Length} bytes where the span decoder threw {expected.Error.Message}");
+            Assert.Equal(expected.Error.GetType(), actual.Error!.GetType());
+            if (expected.Error is InvalidDataException)
+            {
+                Assert.Equal(expected.Error.Message, actual.Error.Message);
+                Assert.Equal(FrameErrors.Of(expected.Error).Offset, FrameErrors.Of(actual.Error).Offset);
+            }
+            else
+            {
+                // The span decoder reports a dictionary frame by status after the output before it.
+                Assert.True(expected.Output.AsSpan().SequenceEqual(actual.Output), $"{what}: different bytes before the dictionary frame");
+            }
+        }
+    }
+
+    /// <summary>An inner stream that hands out at most a random few bytes per read, and sometimes completes asynchronous reads later.</summary>
+    internal sealed class TrickleStream : Stream
+    {
+        private readonly byte[] _data;
+        private readonly Random _random;
+        private readonly int _maxChunk;
+        private int _position;
+
+        public TrickleStream(byte[] data, int seed, int maxChunk)
+        {
+            _data = data;
+            _random = new Random(seed);
+            _maxChunk = maxChunk;
+        }
+
+        public bool Disposed { get; private set; }
+
+        public override bool CanRead => true;
+        public override bool CanSeek => false;
+        public override bool CanWrite => false;
+        public override long Length => throw new NotSupportedException();
+        public override long Position { get => throw new NotSupportedException(); set => throw new NotSupportedException(); }
+        public override void Flush() { }
+        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+        public override void SetLength(long value) => throw new NotSupportedException();
+        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+
+        public override int Read(byte[] buffer, int offset, int count) => Read(buffer.AsSpan(offset, count));
+
+        public override int Read(Span<byte> buffer)
+        {
+            int n = Math.Min(Math.Min(buffer.Length, _data.Length - _position), _random.Next(1, _maxChunk + 1));
+            _data.AsSpan(_position, n).CopyTo(buffer);
+            _position += n;
+            return n;
+        }
+
+        public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
+        {
+            if (_random.Next(4) == 0)
+                await Task.Yield();
+            cancellationToken.ThrowIfCancellationRequested();
+            return Read(buffer.Span);
+        }
+
+        protected override void Dispose(bool disposing)
+        {
+            Disposed = true;
+            base.Dispose(disposing);
+        }
+    }
+}
+
+namespace ArrowLz4Fast.Tests.Support
+{
+    /// <summary>A fact that runs the reference <c>lz4</c> CLI: skipped without it, except under <c>CI=true</c>, where a missing CLI fails.</summary>
+    public sealed class Lz4CliFactAttribute : FactAttribute
+    {
+        public Lz4CliFactAttribute()
+        {
+            bool ci = string.Equals(System.Environment.GetEnvironmentVariable("CI"), "true", System.StringComparison.OrdinalIgnoreCase);
+            if (!ci && !ReferenceCli.Available)
+                Skip = "the reference lz4 CLI is not installed (apt-get install lz4)";
+        }
+    }
+
+    /// <summary>Frames written by the reference <c>lz4</c> CLI.</summary>
+    internal static class CliFrames
+    {
+        /// <summary>Runs <c>lz4 -c -q FLAGS</c> on <paramref name="payload"/>.</summary>
+        public static byte[] Compress(byte[] payload, string flags)
+        {
+            var start = new System.Diagnostics.ProcessStartInfo("lz4", "-c -q " + flags)
+            {
+                RedirectStandardInput = true,
+                RedirectStandardOutput = true,
+                RedirectStandardError = true,
+                UseShellExecute = false,
+            };
+            using var process = System.Diagnostics.Process.Start(start) ?? throw new System.InvalidOperationException("could not start lz4");
+            var output = new System.IO.MemoryStream();
+            var copy = process.StandardOutput.BaseStream.CopyToAsync(output);
+            var errors = process.StandardError.ReadToEndAsync();
+            process.StandardInput.BaseStream.Write(payload);
+            process.StandardInput.Close();
+            copy.Wait();
+            process.WaitForExit();
+            Assert.True(process.ExitCode == 0, $"lz4 {flags} failed: {errors.Result}");
+            return output.ToArray();
+        }
+    }
+}
