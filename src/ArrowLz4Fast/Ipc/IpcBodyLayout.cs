@@ -85,6 +85,7 @@ namespace ArrowLz4Fast.Ipc
         public static int Rewrite(byte[] buffer, int start, int length, long inputOffset, in IpcMessage message, IpcBufferItem[] items, long bodyLength)
         {
             FlatTable batch = message.Batch;
+            CheckNoAliasing(message, inputOffset);
             int vtable = (int)Align(length);
             Span<byte> metadata = buffer.AsSpan(start);
             metadata.Slice(length, vtable - length).Clear();
@@ -115,8 +116,48 @@ namespace ArrowLz4Fast.Ipc
                     && BinaryPrimitives.ReadInt64LittleEndian(metadata.Slice(at + 8)) == items[i].Length;
             }
             if (!same)
-                IpcErrors.Throw(inputOffset, "message metadata, the fields of the batch overlap one another, so it cannot be rewritten for the decompressed body");
+                ThrowAliased(inputOffset);
             return newLength;
         }
+
+        /// <summary>
+        /// Hostile metadata can place the fields this rewrite writes (the Buffer structs, bodyLength, the batch's vtable
+        /// offset) over fields Arrow reads (nodes, lengths, vtables): writing them would change what Arrow reads.
+        /// </summary>
+        private static void CheckNoAliasing(in IpcMessage message, long inputOffset)
+        {
+            FlatTable root = message.Root, batch = message.Batch, dictionary = message.Dictionary;
+            // What is read: the root offset, tables with their vtables, and the vectors with their length words.
+            Span<(long Start, long End)> read = stackalloc (long, long)[]
+            {
+                (0, 4),
+                (root.VTable, root.VTable + root.VTableSize),
+                (root.Position, root.Position + root.TableSize),
+                (dictionary.VTable, dictionary.VTable + dictionary.VTableSize),
+                (dictionary.Position, dictionary.Position + dictionary.TableSize),
+                (batch.VTable, batch.VTable + batch.VTableSize),
+                (batch.Position, batch.Position + batch.TableSize),
+                (message.Nodes - 4, message.Nodes + (16L * message.NodeCount)),
+                (message.Variadic - 4, message.Variadic + (8L * message.VariadicCount)),
+                (message.Buffers - 4, message.Buffers),
+            };
+            long buffersEnd = message.Buffers + ((long)IpcMessageParser.BufferStructSize * message.BufferCount);
+            for (int i = 0; i < read.Length; i++)
+            {
+                (long start, long end) = read[i];
+                if (end <= start)
+                    continue;
+                bool aliased = Overlaps(message.Buffers, buffersEnd, start, end)
+                    || (i != 2 && message.BodyLengthField >= 0 && Overlaps(message.BodyLengthField, message.BodyLengthField + 8, start, end))
+                    || (i != 6 && Overlaps(batch.Position, batch.Position + 4, start, end));
+                if (aliased)
+                    ThrowAliased(inputOffset);
+            }
+        }
+
+        private static bool Overlaps(long start, long end, long otherStart, long otherEnd) => start < otherEnd && otherStart < end && start < end;
+
+        private static void ThrowAliased(long inputOffset) =>
+            IpcErrors.Throw(inputOffset, "message metadata, the fields of the batch overlap one another, so it cannot be rewritten for the decompressed body");
     }
 }

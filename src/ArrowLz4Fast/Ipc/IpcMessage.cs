@@ -22,5 +22,19 @@ namespace ArrowLz4Fast.Ipc
         public int Buffers;
 
         public int BufferCount;
+
+        /// <summary>The Message table and, for a dictionary batch, the DictionaryBatch table.</summary>
+        public FlatTable Root;
+
+        public FlatTable Dictionary;
+
+        /// <summary>The FieldNode vector and the variadicBufferCounts vector (first element, count), which Arrow reads too.</summary>
+        public int Nodes;
+
+        public int NodeCount;
+
+        public int Variadic;
+
+        public int VariadicCount;
     }
 }

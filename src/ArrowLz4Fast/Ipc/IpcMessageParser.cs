@@ -13,7 +13,9 @@ namespace ArrowLz4Fast.Ipc
         internal const int MessageHeader = 2;
         internal const int MessageBodyLength = 3;
         internal const int DictionaryBatchData = 1;
+        internal const int RecordBatchNodes = 1;
         internal const int RecordBatchBuffers = 2;
+        internal const int RecordBatchVariadicCounts = 4;
         internal const int RecordBatchCompression = 3;
         internal const int CompressionCodec = 0;
         internal const int CompressionMethod = 1;
@@ -26,6 +28,7 @@ namespace ArrowLz4Fast.Ipc
         {
             var message = default(IpcMessage);
             FlatTable root = reader.Root("Message");
+            message.Root = root;
             int headerType = reader.UInt8(root, MessageHeaderType, 0, "Message.header_type");
             message.BodyLengthField = reader.Field(root, MessageBodyLength, 8, "Message.bodyLength");
             message.BodyLength = message.BodyLengthField < 0 ? 0 : reader.ReadInt64(message.BodyLengthField);
@@ -40,6 +43,7 @@ namespace ArrowLz4Fast.Ipc
             else if (headerType == HeaderDictionaryBatch)
             {
                 FlatTable dictionary = reader.SubTable(root, MessageHeader, "Message.header (DictionaryBatch)");
+                message.Dictionary = dictionary;
                 batch = dictionary.Exists ? reader.SubTable(dictionary, DictionaryBatchData, "DictionaryBatch.data") : default;
             }
             else
@@ -59,6 +63,8 @@ namespace ArrowLz4Fast.Ipc
                 || reader.UInt8(compression, CompressionMethod, MethodBuffer, "BodyCompression.method") != MethodBuffer)
                 return message;
 
+            (message.Nodes, message.NodeCount) = reader.Vector(batch, RecordBatchNodes, 16, "RecordBatch.nodes");
+            (message.Variadic, message.VariadicCount) = reader.Vector(batch, RecordBatchVariadicCounts, 8, "RecordBatch.variadicBufferCounts");
             message.Lz4 = true;
             return message;
         }
