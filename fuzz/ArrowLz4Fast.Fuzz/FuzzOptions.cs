@@ -3,7 +3,7 @@ using System.IO;
 
 namespace ArrowLz4Fast.Fuzz
 {
-    /// <summary>Command line: <c>[--seed S] [--count N] [--start I] [--index I] [--threads T] [--out DIR] [--examples K] [--no-minimize] [--parallel] [--encode]</c>.</summary>
+    /// <summary>Command line: <c>[--seed S] [--count N] [--start I] [--index I] [--threads T] [--out DIR] [--examples K] [--no-minimize] [--parallel] [--encode] [--ipc]</c>.</summary>
     internal sealed class FuzzOptions
     {
         /// <summary>The seed CI runs: a fixed slice, so a red CI run names a mutant anyone can regenerate.</summary>
@@ -31,6 +31,9 @@ namespace ArrowLz4Fast.Fuzz
         /// <summary>Check the block encoder instead: compress mutants (and what liblz4 decodes them to) with it and with liblz4.</summary>
         public bool Encode { get; private set; }
 
+        /// <summary>Fuzz IpcDecompressingStream instead: mutants of the corpus IPC streams (fuzz/README.md, --ipc).</summary>
+        public bool Ipc { get; private set; }
+
         public static FuzzOptions Parse(string[] args)
         {
             var options = new FuzzOptions();
@@ -49,6 +52,7 @@ namespace ArrowLz4Fast.Fuzz
                     case "--no-minimize": options.Minimize = false; break;
                     case "--parallel": options.Parallel = true; break;
                     case "--encode": options.Encode = true; break;
+                    case "--ipc": options.Ipc = true; break;
                     default: throw new ArgumentException($"unknown option {args[i]}; see fuzz/README.md");
                 }
             }

@@ -12,6 +12,8 @@ using ArrowLz4Fast.Fuzz;
 var options = FuzzOptions.Parse(args);
 Oracle.ForceParallel = options.Parallel;
 string root = FuzzOptions.RepositoryRoot();
+if (options.Ipc)
+    return IpcFuzz.Run(options, root);
 
 try
 {
