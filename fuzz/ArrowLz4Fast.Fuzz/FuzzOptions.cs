@@ -3,7 +3,7 @@ using System.IO;
 
 namespace ArrowLz4Fast.Fuzz
 {
-    /// <summary>Command line: <c>[--seed S] [--count N] [--start I] [--index I] [--threads T] [--out DIR] [--examples K] [--no-minimize] [--parallel] [--encode] [--stream]</c>.</summary>
+    /// <summary>Command line: <c>[--seed S] [--count N] [--start I] [--index I] [--threads T] [--out DIR] [--examples K] [--no-minimize] [--parallel] [--encode] [--stream] [--ipc]</c>.</summary>
     internal sealed class FuzzOptions
     {
         /// <summary>The seed CI runs: a fixed slice, so a red CI run names a mutant anyone can regenerate.</summary>
@@ -33,6 +33,8 @@ namespace ArrowLz4Fast.Fuzz
 
         /// <summary>Check the decoding stream instead: random read sizes over randomly chunked input, against liblz4 and the span decoder.</summary>
         public bool Stream { get; private set; }
+        /// <summary>Fuzz IpcDecompressingStream instead: mutants of the corpus IPC streams (fuzz/README.md, --ipc).</summary>
+        public bool Ipc { get; private set; }
 
         public static FuzzOptions Parse(string[] args)
         {
@@ -53,6 +55,7 @@ namespace ArrowLz4Fast.Fuzz
                     case "--parallel": options.Parallel = true; break;
                     case "--encode": options.Encode = true; break;
                     case "--stream": options.Stream = true; break;
+                    case "--ipc": options.Ipc = true; break;
                     default: throw new ArgumentException($"unknown option {args[i]}; see fuzz/README.md");
                 }
             }

@@ -1,0 +1,159 @@
+using System;
+using System.Buffers;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using Apache.Arrow.Ipc;
+using Apache.Arrow.Memory;
+using ArrowLz4Fast.Benchmarks.Harness;
+using ArrowLz4Fast.Frames;
+using ArrowLz4Fast.Ipc;
+using ArrowLz4Fast.Memory;
+using BenchmarkDotNet.Attributes;
+
+namespace ArrowLz4Fast.Benchmarks
+{
+    /// <summary>
+    /// Whole reads of a corpus stream with the same allocator (SlabMemoryAllocator): the codec path
+    /// (ArrowStreamReader + Lz4FastCodecFactory) against IpcDecompressingStream, each at 1 and 2 cores, and the ceiling
+    /// of the new path in the same run: two threads decoding each batch's buffers, claimed largest first from one
+    /// counter, into reused destinations (hot) and into fresh allocator memory per message (cold).
+    /// </summary>
+    [MemoryDiagnoser]
+    public class IpcParallelReadBenchmarks
+    {
+        private readonly MemoryAllocator _slab = new SlabMemoryAllocator();
+        private byte[] _bytes = null!;
+        private List<Body> _bodies = null!;
+
+        [Params("pyarrow/numeric", "rust/numeric", "java/numeric", "pyarrow/strings", "dotnet/orders", "pyarrow/tiny_batches", "pyarrow/wide")]
+        public string Stream { get; set; } = "pyarrow/numeric";
+
+        private sealed class Body
+        {
+            public byte[] Source = Array.Empty<byte>();
+            public IpcBufferItem[] Items = Array.Empty<IpcBufferItem>();
+            public int[] Order = Array.Empty<int>();
+            public byte[] Destination = Array.Empty<byte>();
+        }
+
+        [GlobalSetup]
+        public void Setup()
+        {
+            _bytes = Stream.EndsWith("/numeric", StringComparison.Ordinal)
+                ? File.ReadAllBytes(Path.Combine(RepositoryPaths.SharedCorpus, "ipc", Stream + ".arrows"))
+                : ProducerStreams.LoadStream(Stream);
+            _bodies = Layout(_bytes);
+            Console.WriteLine($"// {Stream}: {_bodies.Count} compressed messages, {(_bodies.Count == 0 ? 0 : _bodies.Average(b => b.Items.Length)):F1} buffers a message");
+        }
+
+        [Benchmark(Baseline = true)]
+        public long Codec_1core() => Read(new MemoryStream(_bytes, writable: false), new Lz4FastCodecFactory(Options(1)));
+
+        [Benchmark]
+        public long Codec_2cores() => Read(new MemoryStream(_bytes, writable: false), new Lz4FastCodecFactory(Options(2)));
+
+        [Benchmark]
+        public long Wrapper_1core() => Read(new IpcDecompressingStream(new MemoryStream(_bytes, writable: false), Options(1)), null);
+
+        [Benchmark]
+        public long Wrapper_2cores() => Read(new IpcDecompressingStream(new MemoryStream(_bytes, writable: false), Options(2)), null);
+
+        [Benchmark]
+        public long Ceiling_2cores_hot()
+        {
+            long total = 0;
+            foreach (Body body in _bodies)
+            {
+                TwoThreads(body, body.Destination);
+                total += body.Destination.Length;
+            }
+            return total;
+        }
+
+        [Benchmark]
+        public long Ceiling_2cores_cold()
+        {
+            long total = 0;
+            foreach (Body body in _bodies)
+            {
+                using IMemoryOwner<byte> owner = _slab.Allocate(body.Destination.Length);
+                using MemoryHandle pin = owner.Memory.Pin();
+                unsafe
+                {
+                    TwoThreads(body, new Span<byte>(pin.Pointer, body.Destination.Length));
+                }
+                total += body.Destination.Length;
+            }
+            return total;
+        }
+
+        private static Lz4FastOptions Options(int degree) => new() { MaxDegreeOfParallelism = degree };
+
+        private long Read(System.IO.Stream stream, ICompressionCodecFactory? factory)
+        {
+            long rows = 0;
+            using var reader = new ArrowStreamReader(stream, _slab, factory!, leaveOpen: false);
+            while (reader.ReadNextRecordBatch() is Apache.Arrow.RecordBatch batch)
+            {
+                rows += batch.Length;
+                batch.Dispose();
+            }
+            return rows;
+        }
+
+        private static unsafe void TwoThreads(Body body, Span<byte> destination)
+        {
+            int next = 0;
+            fixed (byte* target = destination)
+            {
+                byte* pointer = target;
+                int length = destination.Length;
+                void Work()
+                {
+                    var output = new Span<byte>(pointer, length);
+                    int i;
+                    while ((i = Interlocked.Increment(ref next) - 1) < body.Order.Length)
+                        IpcBufferDecoder.Decode(body.Source, output, in body.Items[body.Order[i]], 0, default);
+                }
+                Task helper = Task.Run(Work);
+                Work();
+                helper.Wait();
+            }
+        }
+
+        private static List<Body> Layout(byte[] bytes)
+        {
+            var bodies = new List<Body>();
+            int position = 0;
+            while (position + 8 <= bytes.Length)
+            {
+                int length = BitConverter.ToInt32(bytes, position);
+                int prefix = 4;
+                if (length == -1)
+                {
+                    length = BitConverter.ToInt32(bytes, position + 4);
+                    prefix = 8;
+                }
+                if (length <= 0)
+                    break;
+                int metadata = position + prefix;
+                var reader = new FlatReader(bytes, metadata, length, metadata);
+                IpcMessage message = IpcMessageParser.Parse(reader);
+                int bodyStart = metadata + length;
+                if (message.Lz4)
+                {
+                    var body = new Body { Source = bytes.AsSpan(bodyStart, (int)message.BodyLength).ToArray(), Items = new IpcBufferItem[message.BufferCount] };
+                    long output = IpcBodyLayout.Compute(reader, message, body.Source, 0, body.Items, IpcDecompressingStream.DefaultMaxBodyLength);
+                    body.Destination = new byte[output];
+                    body.Order = Enumerable.Range(0, body.Items.Length).Where(i => body.Items[i].Length > 0 || !body.Items[i].Raw).OrderByDescending(i => body.Items[i].Length).ToArray();
+                    bodies.Add(body);
+                }
+                position = bodyStart + (int)message.BodyLength;
+            }
+            return bodies;
+        }
+    }
+}

@@ -1,0 +1,189 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using Apache.Arrow;
+using Apache.Arrow.Ipc;
+using ArrowLz4Fast.Frames;
+using ArrowLz4Fast.Memory;
+using ArrowLz4Fast.Tests.Support;
+
+namespace ArrowLz4Fast.Fuzz
+{
+    /// <summary>
+    /// --ipc: mutants of the corpus IPC streams' metadata and bodies, read through IpcDecompressingStream (drained into
+    /// sentinel-fenced destinations, then by Arrow's reader) and by Arrow's reader with the package's codec. Only
+    /// InvalidDataException (with its Lz4FrameException) and NotSupportedException may come out of the wrapper, no byte
+    /// may change outside a destination, and when both readers succeed their batches must be equal.
+    /// </summary>
+    internal static class IpcFuzz
+    {
+        private const int Guard = 256;
+
+        public static int Run(FuzzOptions options, string root)
+        {
+            var seeds = new List<(string Name, byte[] Bytes, List<IpcMutator.Message> Messages)>();
+            foreach (string dir in new[] { Path.Combine(root, "corpus", "ipc"), Path.Combine(CorpusLocator.SharedDirectory, "ipc") })
+            {
+                if (!Directory.Exists(dir))
+                    continue;
+                foreach (string file in Directory.EnumerateFiles(dir, "*.arrow*", SearchOption.AllDirectories).Where(f => !f.EndsWith(".json", StringComparison.Ordinal)).OrderBy(f => f, StringComparer.Ordinal))
+                {
+                    byte[] bytes = File.ReadAllBytes(file);
+                    if (bytes.Length > 4 << 20 || seeds.Any(s => s.Name == Path.GetFileName(Path.GetDirectoryName(file)) + "/" + Path.GetFileName(file)))
+                        continue; // the large shared streams make slow mutants; their shapes are in the small ones
+                    var messages = IpcMutator.Messages(bytes);
+                    if (messages.Any(m => m.Lz4))
+                        seeds.Add((Path.GetFileName(Path.GetDirectoryName(file)) + "/" + Path.GetFileName(file), bytes, messages));
+                }
+            }
+            Console.WriteLine($"fuzz --ipc: {seeds.Count} seed streams, seed {options.Seed}, mutants {options.Start}..{options.Start + options.Count - 1}, {options.Threads} thread(s)");
+
+            long first = options.Index ?? options.Start;
+            long count = options.Index.HasValue ? 1 : options.Count;
+            int failures = 0, rejected = 0, accepted = 0;
+            var findings = new System.Collections.Concurrent.ConcurrentQueue<string>();
+            Parallel.For(0, count, new ParallelOptions { MaxDegreeOfParallelism = options.Threads }, k =>
+            {
+                long index = first + k;
+                var random = new Random(unchecked((int)(options.Seed * 2654435761UL) ^ (int)index ^ (int)(index >> 32)));
+                var seed = seeds[random.Next(seeds.Count)];
+                byte[] mutant = IpcMutator.Mutate(seed.Bytes, seed.Messages, random, out string what);
+                int degree = 1 + random.Next(3);
+                string? problem = Check(mutant, degree, random, out bool wasRejected);
+                if (problem is not null)
+                {
+                    Interlocked.Increment(ref failures);
+                    findings.Enqueue($"  --ipc --seed {options.Seed} --index {index} [{seed.Name}, {what}, degree {degree}] {problem}");
+                }
+                else if (wasRejected)
+                {
+                    Interlocked.Increment(ref rejected);
+                }
+                else
+                {
+                    Interlocked.Increment(ref accepted);
+                }
+            });
+            foreach (string finding in findings.Take(options.Examples * 10))
+                Console.WriteLine(finding);
+            Console.WriteLine($"fuzz --ipc: {count} mutants: {rejected} rejected, {accepted} read, {failures} failure(s)");
+            return failures == 0 ? 0 : 1;
+        }
+
+        private static string? Check(byte[] bytes, int degree, Random random, out bool rejected)
+        {
+            rejected = false;
+            var options = new Lz4FastOptions { MaxDegreeOfParallelism = degree, MinimumParallelLength = 1 };
+            int[] lengths = { 1, 7, 64, 4096, 1 << 20, 8 << 20 };
+            var guarded = new Dictionary<int, byte[]>();
+            try
+            {
+                using var stream = new IpcDecompressingStream(new MemoryStream(bytes, writable: false), options);
+                while (true)
+                {
+                    int length = lengths[random.Next(lengths.Length)];
+                    if (!guarded.TryGetValue(length, out byte[]? array))
+                    {
+                        guarded[length] = array = new byte[length + (2 * Guard)];
+                        array.AsSpan().Fill(0xA5);
+                    }
+                    int n = stream.Read(array.AsSpan(Guard, length));
+                    if (array.AsSpan(0, Guard).IndexOfAnyExcept((byte)0xA5) >= 0 || array.AsSpan(Guard + length).IndexOfAnyExcept((byte)0xA5) >= 0)
+                        return "a byte outside the destination changed";
+                    if (n == 0)
+                        break;
+                }
+            }
+            catch (InvalidDataException e) when (e.InnerException is Lz4FrameException)
+            {
+                rejected = true;
+            }
+            catch (NotSupportedException)
+            {
+                rejected = true;
+            }
+            catch (Exception e)
+            {
+                return $"the wrapper threw {e.GetType().Name}: {e.Message}";
+            }
+
+            List<RecordBatch>? ours = null, reference = null;
+            Exception? ourError = null, referenceError = null;
+            try
+            {
+                reference = ReadAll(new MemoryStream(bytes, writable: false), bytes.AsSpan().StartsWith("ARROW1"u8));
+            }
+            catch (Exception e)
+            {
+                referenceError = e;
+            }
+            try
+            {
+                ours = ReadAll(new IpcDecompressingStream(new MemoryStream(bytes, writable: false), options), file: false);
+            }
+            catch (Exception e)
+            {
+                ourError = e;
+            }
+            if (ours is not null && reference is not null)
+                return Compare(reference, ours);
+            if (ourError is not null && ourError is not InvalidDataException && ourError is not NotSupportedException && referenceError is null)
+                return $"Arrow over the wrapper threw {ourError.GetType().Name} ({ourError.Message}) but the codec path read the input";
+            return null;
+        }
+
+        private static List<RecordBatch> ReadAll(Stream stream, bool file)
+        {
+            var factory = new Lz4FastCodecFactory(new Apache.Arrow.Compression.CompressionCodecFactory());
+            using ArrowStreamReader reader = file ? new ArrowFileReader(stream, SlabMemoryAllocator.Shared, factory, leaveOpen: false) : new ArrowStreamReader(stream, SlabMemoryAllocator.Shared, factory, leaveOpen: false);
+            var batches = new List<RecordBatch>();
+            while (reader.ReadNextRecordBatch() is RecordBatch batch)
+                batches.Add(batch);
+            return batches;
+        }
+
+        private static string? Compare(List<RecordBatch> expected, List<RecordBatch> actual)
+        {
+            if (expected.Count != actual.Count)
+                return $"{actual.Count} batches, the codec path read {expected.Count}";
+            for (int b = 0; b < expected.Count; b++)
+            {
+                if (expected[b].Length != actual[b].Length || expected[b].ColumnCount != actual[b].ColumnCount)
+                    return $"batch {b} differs in shape";
+                for (int c = 0; c < expected[b].ColumnCount; c++)
+                {
+                    string? difference = Compare(expected[b].Column(c).Data, actual[b].Column(c).Data, $"batch {b} column {c}");
+                    if (difference is not null)
+                        return difference;
+                }
+            }
+            return null;
+        }
+
+        private static string? Compare(ArrayData expected, ArrayData actual, string where)
+        {
+            if (expected.DataType.TypeId != actual.DataType.TypeId || expected.Length != actual.Length || expected.NullCount != actual.NullCount || expected.Offset != actual.Offset || expected.Buffers.Length != actual.Buffers.Length)
+                return $"{where}: header differs";
+            for (int i = 0; i < expected.Buffers.Length; i++)
+            {
+                if (!expected.Buffers[i].Span.SequenceEqual(actual.Buffers[i].Span))
+                    return $"{where}: buffer {i} differs";
+            }
+            int children = expected.Children?.Length ?? 0;
+            if (children != (actual.Children?.Length ?? 0))
+                return $"{where}: child count differs";
+            for (int i = 0; i < children; i++)
+            {
+                string? difference = Compare(expected.Children![i], actual.Children![i], $"{where} child {i}");
+                if (difference is not null)
+                    return difference;
+            }
+            if ((expected.Dictionary is null) != (actual.Dictionary is null))
+                return $"{where}: dictionary presence differs";
+            return expected.Dictionary is null ? null : Compare(expected.Dictionary, actual.Dictionary!, $"{where} dictionary");
+        }
+    }
+}

@@ -1,0 +1,122 @@
+using System;
+using System.Buffers.Binary;
+
+namespace ArrowLz4Fast.Ipc
+{
+    /// <summary>
+    /// A bounds-checked reader of the few flatbuffer tables an IPC message needs: every offset, vtable and vector is
+    /// checked against the buffer before it is followed, and a defect is an <see cref="System.IO.InvalidDataException"/>
+    /// at its offset in the input stream.
+    /// </summary>
+    internal readonly struct FlatReader
+    {
+        private readonly byte[] _buffer;
+        private readonly int _start;
+        private readonly int _length;
+        private readonly long _inputOffset;
+
+        /// <param name="buffer">Holds the flatbuffer at <paramref name="start"/>.</param>
+        /// <param name="start">Where the flatbuffer starts in <paramref name="buffer"/>.</param>
+        /// <param name="length">The flatbuffer's length.</param>
+        /// <param name="inputOffset">The input stream's offset of the flatbuffer's first byte, for errors.</param>
+        public FlatReader(byte[] buffer, int start, int length, long inputOffset)
+        {
+            _buffer = buffer;
+            _start = start;
+            _length = length;
+            _inputOffset = inputOffset;
+        }
+
+        private ReadOnlySpan<byte> Data => new(_buffer, _start, _length);
+
+        public FlatTable Root(string what) => Table(Follow(0, what), what);
+
+        /// <summary>Follows the uoffset at <paramref name="position"/> to a table.</summary>
+        public FlatTable Table(int position, string what)
+        {
+            if (position < 0 || position > _length - 4)
+                Fail(position, $"{what}: the table lies outside the {_length}-byte metadata");
+            long vtable = position - (long)BinaryPrimitives.ReadInt32LittleEndian(Data.Slice(position));
+            if (vtable < 0 || vtable > _length - 4 || (vtable & 1) != 0)
+                Fail(position, $"{what}: its vtable offset points to {vtable}, outside the metadata or misaligned");
+            int vt = (int)vtable;
+            int vtableSize = BinaryPrimitives.ReadUInt16LittleEndian(Data.Slice(vt));
+            int tableSize = BinaryPrimitives.ReadUInt16LittleEndian(Data.Slice(vt + 2));
+            if (vtableSize < 4 || (vtableSize & 1) != 0 || vt + vtableSize > _length)
+                Fail(vt, $"{what}: vtable size {vtableSize} is invalid or runs past the metadata");
+            if (tableSize < 4 || position + tableSize > _length)
+                Fail(vt, $"{what}: table size {tableSize} runs past the metadata");
+            return new FlatTable(position, vt, vtableSize, tableSize);
+        }
+
+        /// <summary>The position of field <paramref name="index"/> of <paramref name="size"/> bytes, or -1 when absent.</summary>
+        public int Field(FlatTable table, int index, int size, string what)
+        {
+            int slot = 4 + (2 * index);
+            if (slot + 2 > table.VTableSize)
+                return -1;
+            int offset = BinaryPrimitives.ReadUInt16LittleEndian(Data.Slice(table.VTable + slot));
+            if (offset == 0)
+                return -1;
+            if (offset < 4 || offset + size > table.TableSize)
+                Fail(table.VTable + slot, $"{what}: field offset {offset} lies outside its {table.TableSize}-byte table");
+            return table.Position + offset;
+        }
+
+        public long Int64(FlatTable table, int index, long defaultValue, string what)
+        {
+            int at = Field(table, index, 8, what);
+            return at < 0 ? defaultValue : BinaryPrimitives.ReadInt64LittleEndian(Data.Slice(at));
+        }
+
+        public int UInt8(FlatTable table, int index, int defaultValue, string what)
+        {
+            int at = Field(table, index, 1, what);
+            return at < 0 ? defaultValue : Data[at];
+        }
+
+        public short Int16(FlatTable table, int index, short defaultValue, string what)
+        {
+            int at = Field(table, index, 2, what);
+            return at < 0 ? defaultValue : BinaryPrimitives.ReadInt16LittleEndian(Data.Slice(at));
+        }
+
+        /// <summary>The table a field refers to; <see cref="FlatTable.Exists"/> is false when the field is absent.</summary>
+        public FlatTable SubTable(FlatTable table, int index, string what)
+        {
+            int at = Field(table, index, 4, what);
+            return at < 0 ? default : Table(Follow(at, what), what);
+        }
+
+        /// <summary>A vector of <paramref name="elementSize"/>-byte elements: the position of its first element and its count (0, 0 when absent).</summary>
+        public (int Position, int Count) Vector(FlatTable table, int index, int elementSize, string what)
+        {
+            int at = Field(table, index, 4, what);
+            if (at < 0)
+                return (0, 0);
+            int vector = Follow(at, what);
+            if (vector > _length - 4)
+                Fail(vector, $"{what}: the vector lies outside the {_length}-byte metadata");
+            uint count = BinaryPrimitives.ReadUInt32LittleEndian(Data.Slice(vector));
+            if (count * (long)elementSize > _length - vector - 4)
+                Fail(vector, $"{what}: {count} element(s) of {elementSize} bytes run past the metadata");
+            return (vector + 4, (int)count);
+        }
+
+        public long ReadInt64(int position) => BinaryPrimitives.ReadInt64LittleEndian(Data.Slice(position));
+
+        public long InputOffset(int position) => _inputOffset + position;
+
+        private int Follow(int position, string what)
+        {
+            if (position < 0 || position > _length - 4)
+                Fail(position, $"{what}: the offset field lies outside the {_length}-byte metadata");
+            long target = position + (long)BinaryPrimitives.ReadUInt32LittleEndian(Data.Slice(position));
+            if (target > _length - 4)
+                Fail(position, $"{what}: offset points to {target}, past the {_length}-byte metadata");
+            return (int)target;
+        }
+
+        private void Fail(long position, string what) => IpcErrors.Throw(_inputOffset + position, $"message metadata, {what}");
+    }
+}

@@ -1,0 +1,163 @@
+using System;
+using System.Buffers.Binary;
+
+namespace ArrowLz4Fast.Ipc
+{
+    /// <summary>
+    /// Lays an LZ4_FRAME-compressed body out decompressed (each buffer at the next 8-byte aligned offset, as Arrow
+    /// writers align) and rewrites the message metadata to match: new buffer offsets and lengths, the new bodyLength,
+    /// and no BodyCompression.
+    /// </summary>
+    internal static class IpcBodyLayout
+    {
+        internal const int Alignment = 8;
+
+        internal static long Align(long value) => (value + (Alignment - 1)) & ~(long)(Alignment - 1);
+
+        /// <summary>Checks, before the body is read, that every buffer lies inside it, in order, without overlap.</summary>
+        public static void CheckExtents(FlatReader reader, in IpcMessage message)
+        {
+            long end = 0;
+            for (int i = 0; i < message.BufferCount; i++)
+            {
+                int at = message.Buffers + (i * IpcMessageParser.BufferStructSize);
+                long offset = reader.ReadInt64(at);
+                long length = reader.ReadInt64(at + 8);
+                if (offset < 0 || length < 0 || offset > message.BodyLength || length > message.BodyLength - offset)
+                    IpcErrors.Throw(reader.InputOffset(at), $"message metadata, buffer {i} (offset {offset}, length {length}) lies outside the {message.BodyLength}-byte body");
+                if (length == 0)
+                    continue;
+                if (offset < end)
+                    IpcErrors.Throw(reader.InputOffset(at), $"message metadata, buffer {i} (offset {offset}, length {length}) overlaps or precedes the buffer before it, which ends at {end}");
+                end = offset + length;
+            }
+        }
+
+        /// <summary>Reads the length prefixes and fills <paramref name="items"/>; returns the decompressed body length.</summary>
+        public static long Compute(FlatReader reader, in IpcMessage message, ReadOnlySpan<byte> body, long bodyOffset, IpcBufferItem[] items, long maxBodyLength)
+        {
+            long total = 0;
+            for (int i = 0; i < message.BufferCount; i++)
+            {
+                int at = message.Buffers + (i * IpcMessageParser.BufferStructSize);
+                int offset = (int)reader.ReadInt64(at);
+                int length = (int)reader.ReadInt64(at + 8);
+                ref IpcBufferItem item = ref items[i];
+                item = default;
+                item.Raw = true;
+                if (length > 0)
+                {
+                    if (length < 8)
+                        IpcErrors.Throw(bodyOffset + offset, $"body buffer {i} is {length} byte(s), shorter than its 8-byte uncompressed-length prefix");
+                    long declared = BinaryPrimitives.ReadInt64LittleEndian(body.Slice(offset));
+                    item.Source = offset + 8;
+                    item.SourceLength = length - 8;
+                    if (declared == -1)
+                    {
+                        declared = length - 8;
+                    }
+                    else if (declared < 0)
+                    {
+                        IpcErrors.Throw(bodyOffset + offset, $"body buffer {i} declares a negative uncompressed length ({declared})");
+                    }
+                    else
+                    {
+                        item.Raw = false;
+                    }
+                    if (declared > maxBodyLength - Align(total))
+                        IpcErrors.Throw(bodyOffset + offset, $"body buffer {i} declares {declared} uncompressed bytes, which takes the decompressed body past the {maxBodyLength}-byte limit");
+                    item.Length = (int)declared;
+                }
+                item.Destination = (int)Align(total);
+                total = item.Destination + (long)item.Length;
+            }
+            long aligned = Align(total);
+            if (aligned > maxBodyLength)
+                IpcErrors.Throw(bodyOffset, $"the decompressed body ({aligned} bytes) is longer than the {maxBodyLength}-byte limit");
+            return aligned;
+        }
+
+        /// <summary>
+        /// Rewrites the metadata in <paramref name="buffer"/> (at <paramref name="start"/>) for the decompressed body and
+        /// returns its new length. The batch gets a copy of its vtable, appended after the metadata, without the
+        /// compression field; the buffer must have room for it (the vtable size plus 16 bytes).
+        /// </summary>
+        public static int Rewrite(byte[] buffer, int start, int length, long inputOffset, in IpcMessage message, IpcBufferItem[] items, long bodyLength)
+        {
+            FlatTable batch = message.Batch;
+            CheckNoAliasing(message, inputOffset);
+            int vtable = (int)Align(length);
+            Span<byte> metadata = buffer.AsSpan(start);
+            metadata.Slice(length, vtable - length).Clear();
+            metadata.Slice(batch.VTable, batch.VTableSize).CopyTo(metadata.Slice(vtable));
+            int compressionSlot = 4 + (2 * IpcMessageParser.RecordBatchCompression);
+            if (compressionSlot + 2 <= batch.VTableSize)
+                BinaryPrimitives.WriteUInt16LittleEndian(metadata.Slice(vtable + compressionSlot), 0);
+            BinaryPrimitives.WriteInt32LittleEndian(metadata.Slice(batch.Position), batch.Position - vtable);
+            int newLength = (int)Align(vtable + batch.VTableSize);
+            metadata.Slice(vtable + batch.VTableSize, newLength - vtable - batch.VTableSize).Clear();
+
+            for (int i = 0; i < message.BufferCount; i++)
+            {
+                int at = message.Buffers + (i * IpcMessageParser.BufferStructSize);
+                BinaryPrimitives.WriteInt64LittleEndian(metadata.Slice(at), items[i].Destination);
+                BinaryPrimitives.WriteInt64LittleEndian(metadata.Slice(at + 8), items[i].Length);
+            }
+            if (message.BodyLengthField >= 0)
+                BinaryPrimitives.WriteInt64LittleEndian(metadata.Slice(message.BodyLengthField), bodyLength);
+
+            // Hostile metadata can alias fields (a vector over the vtable, say); read the result back as Arrow will.
+            var check = IpcMessageParser.Parse(new FlatReader(buffer, start, newLength, inputOffset), buffers: true);
+            bool same = !check.Compressed && check.BodyLength == bodyLength && check.BufferCount == message.BufferCount;
+            for (int i = 0; same && i < message.BufferCount; i++)
+            {
+                int at = check.Buffers + (i * IpcMessageParser.BufferStructSize);
+                same = BinaryPrimitives.ReadInt64LittleEndian(metadata.Slice(at)) == items[i].Destination
+                    && BinaryPrimitives.ReadInt64LittleEndian(metadata.Slice(at + 8)) == items[i].Length;
+            }
+            if (!same)
+                ThrowAliased(inputOffset);
+            return newLength;
+        }
+
+        /// <summary>
+        /// Hostile metadata can place the fields this rewrite writes (the Buffer structs, bodyLength, the batch's vtable
+        /// offset) over fields Arrow reads (nodes, lengths, vtables): writing them would change what Arrow reads.
+        /// </summary>
+        private static void CheckNoAliasing(in IpcMessage message, long inputOffset)
+        {
+            FlatTable root = message.Root, batch = message.Batch, dictionary = message.Dictionary;
+            // What is read: the root offset, tables with their vtables, and the vectors with their length words.
+            Span<(long Start, long End)> read = stackalloc (long, long)[]
+            {
+                (0, 4),
+                (root.VTable, root.VTable + root.VTableSize),
+                (root.Position, root.Position + root.TableSize),
+                (dictionary.VTable, dictionary.VTable + dictionary.VTableSize),
+                (dictionary.Position, dictionary.Position + dictionary.TableSize),
+                (batch.VTable, batch.VTable + batch.VTableSize),
+                (batch.Position, batch.Position + batch.TableSize),
+                (message.Nodes - 4, message.Nodes + (16L * message.NodeCount)),
+                (message.Variadic - 4, message.Variadic + (8L * message.VariadicCount)),
+                (message.Buffers - 4, message.Buffers),
+            };
+            long buffersEnd = message.Buffers + ((long)IpcMessageParser.BufferStructSize * message.BufferCount);
+            for (int i = 0; i < read.Length; i++)
+            {
+                (long start, long end) = read[i];
+                if (end <= start)
+                    continue;
+                bool aliased = Overlaps(message.Buffers, buffersEnd, start, end)
+                    || (i != 2 && message.BodyLengthField >= 0 && Overlaps(message.BodyLengthField, message.BodyLengthField + 8, start, end))
+                    || (i != 6 && Overlaps(batch.Position, batch.Position + 4, start, end));
+                if (aliased)
+                    ThrowAliased(inputOffset);
+            }
+        }
+
+        private static bool Overlaps(long start, long end, long otherStart, long otherEnd) => start < otherEnd && otherStart < end && start < end;
+
+        private static void ThrowAliased(long inputOffset) =>
+            IpcErrors.Throw(inputOffset, "message metadata, the fields of the batch overlap one another, so it cannot be rewritten for the decompressed body");
+    }
+}

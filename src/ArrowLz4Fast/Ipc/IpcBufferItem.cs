@@ -1,0 +1,20 @@
+namespace ArrowLz4Fast.Ipc
+{
+    /// <summary>One body buffer: where its bytes are in the compressed body and where they go in the decompressed one.</summary>
+    internal struct IpcBufferItem
+    {
+        /// <summary>Offset of the frame (or raw bytes) in the compressed body, after the 8-byte prefix.</summary>
+        public int Source;
+
+        public int SourceLength;
+
+        /// <summary>Offset in the decompressed body (8-byte aligned).</summary>
+        public int Destination;
+
+        /// <summary>Decompressed length.</summary>
+        public int Length;
+
+        /// <summary>Stored raw (-1 prefix) or empty: copied, not decoded.</summary>
+        public bool Raw;
+    }
+}

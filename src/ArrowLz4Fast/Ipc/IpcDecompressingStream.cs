@@ -1,0 +1,355 @@
+using System;
+using System.Buffers;
+using System.Buffers.Binary;
+using System.IO;
+using System.Threading;
+using System.Threading.Tasks;
+using ArrowLz4Fast.Ipc;
+
+namespace ArrowLz4Fast
+{
+    /// <summary>
+    /// A read-only stream that presents an Arrow IPC stream (or the batches of an IPC file, in order) whose record and
+    /// dictionary batches are LZ4_FRAME-compressed as the same stream uncompressed: each such message's metadata is
+    /// rewritten for the decompressed body, and when the reader reads that body, every buffer of it is decoded straight
+    /// into the reader's memory, on up to <see cref="Lz4FastOptions.MaxDegreeOfParallelism"/> threads.
+    /// </summary>
+    /// <remarks>
+    /// <code>
+    /// using var reader = new ArrowStreamReader(new IpcDecompressingStream(input), SlabMemoryAllocator.Shared);
+    /// </code>
+    /// Schema messages, uncompressed messages and ZSTD-compressed messages pass through unchanged, so a reader given a
+    /// codec factory (for example <c>new Lz4FastCodecFactory(new Apache.Arrow.Compression.CompressionCodecFactory())</c>)
+    /// still decodes ZSTD. An IPC file (it starts with <c>ARROW1</c>) is read as the stream it embeds: every batch in
+    /// order; random access to a file stays with <c>ArrowFileReader</c> and a codec factory.
+    /// Malformed input is an <see cref="InvalidDataException"/> whose inner <see cref="Frames.Lz4FrameException"/> has the
+    /// byte offset of the defect in the input stream; a frame compressed against a dictionary is a
+    /// <see cref="NotSupportedException"/>. An instance is not safe for concurrent use.
+    /// </remarks>
+    public sealed partial class IpcDecompressingStream : Stream
+    {
+        /// <summary>The default limit on a message's decompressed body: the longest .NET array, as Arrow .NET's buffers are indexed by <see cref="int"/>.</summary>
+        public const long DefaultMaxBodyLength = 0x7FFFFFC7;
+
+        private const int Continuation = -1;
+        private const int HeaderSlack = 65536 + 32;
+        private const int InitialChunk = 1 << 16;
+        private static readonly byte[] s_fileMagic = { (byte)'A', (byte)'R', (byte)'R', (byte)'O', (byte)'W', (byte)'1' };
+
+        private readonly Stream _input;
+        private readonly bool _leaveOpen;
+        private readonly long _maxBodyLength;
+        private readonly IpcBodyDecoder _decoder;
+
+        private State _state;
+        private State _afterHeader;
+        private long _position;
+        private long _fileEnd = -1;
+        private readonly byte[] _lookahead = new byte[8];
+        private int _lookaheadStart;
+        private int _lookaheadEnd;
+
+        private byte[] _header;
+        private int _headerLength;
+        private int _headerRead;
+
+        private byte[] _body;
+        private int _bodyLength;
+        private long _bodyOffset;
+        private IpcBufferItem[] _items = Array.Empty<IpcBufferItem>();
+        private int _itemCount;
+        private int _outputLength;
+        private int _outputRead;
+        private byte[]? _window;
+        private bool _windowReady;
+        private long _passRemaining;
+        private bool _disposed;
+
+        private enum State
+        {
+            Start,
+            NextMessage,
+            Header,
+            Body,
+            PassBody,
+            End,
+        }
+
+        /// <summary>Wraps an LZ4_FRAME body-compressed Arrow IPC stream or file.</summary>
+        /// <param name="input">The compressed IPC stream (or file), read forward only.</param>
+        /// <param name="options">Checksum and parallelism settings (<see cref="Lz4FastOptions.VerifyChecksums"/>, <see cref="Lz4FastOptions.MaxDegreeOfParallelism"/>, <see cref="Lz4FastOptions.MinimumParallelLength"/>); <see langword="null"/> for the defaults.</param>
+        /// <param name="leaveOpen"><see langword="true"/> to leave <paramref name="input"/> open when this stream is disposed.</param>
+        /// <param name="maxBodyLength">The longest decompressed body a message may declare; a longer one is refused before anything is allocated for it.</param>
+        /// <exception cref="ArgumentNullException"><paramref name="input"/> is <see langword="null"/>.</exception>
+        /// <exception cref="ArgumentException"><paramref name="input"/> cannot be read.</exception>
+        /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxBodyLength"/> is negative or more than <see cref="DefaultMaxBodyLength"/>.</exception>
+        public IpcDecompressingStream(Stream input, Lz4FastOptions? options = null, bool leaveOpen = false, long maxBodyLength = DefaultMaxBodyLength)
+        {
+            if (input is null) throw new ArgumentNullException(nameof(input));
+            if (!input.CanRead) throw new ArgumentException("The input stream cannot be read.", nameof(input));
+            if (maxBodyLength < 0 || maxBodyLength > DefaultMaxBodyLength)
+                throw new ArgumentOutOfRangeException(nameof(maxBodyLength), maxBodyLength, $"The limit must be 0 to {DefaultMaxBodyLength}.");
+            _input = input;
+            _leaveOpen = leaveOpen;
+            _maxBodyLength = maxBodyLength;
+            _decoder = new IpcBodyDecoder(options ?? new Lz4FastOptions());
+            _header = ArrayPool<byte>.Shared.Rent(256 + HeaderSlack);
+            _body = ArrayPool<byte>.Shared.Rent(InitialChunk);
+        }
+
+        /// <summary>The compressed stream this stream reads.</summary>
+        public Stream BaseStream => _input;
+
+        /// <inheritdoc/>
+        public override bool CanRead => !_disposed;
+
+        /// <inheritdoc/>
+        public override bool CanSeek => false;
+
+        /// <inheritdoc/>
+        public override bool CanWrite => false;
+
+        /// <summary>Not supported.</summary>
+        /// <exception cref="NotSupportedException">Always.</exception>
+        public override long Length => throw new NotSupportedException();
+
+        /// <summary>Not supported.</summary>
+        /// <exception cref="NotSupportedException">Always.</exception>
+        public override long Position
+        {
+            get => throw new NotSupportedException();
+            set => throw new NotSupportedException();
+        }
+
+        /// <summary>Does nothing: the stream is read-only.</summary>
+        public override void Flush()
+        {
+        }
+
+        /// <summary>Not supported.</summary>
+        /// <exception cref="NotSupportedException">Always.</exception>
+        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+
+        /// <summary>Not supported.</summary>
+        /// <exception cref="NotSupportedException">Always.</exception>
+        public override void SetLength(long value) => throw new NotSupportedException();
+
+        /// <summary>Not supported.</summary>
+        /// <exception cref="NotSupportedException">Always.</exception>
+        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+
+        /// <summary>Reads decompressed IPC bytes.</summary>
+        /// <param name="buffer">The destination.</param>
+        /// <param name="offset">Where to start writing in <paramref name="buffer"/>.</param>
+        /// <param name="count">The most bytes to read.</param>
+        /// <returns>The number of bytes read; 0 at the end of the IPC stream.</returns>
+        /// <exception cref="InvalidDataException">The input is malformed; the inner <see cref="Frames.Lz4FrameException"/> has the offset.</exception>
+        /// <exception cref="NotSupportedException">A frame was compressed against a dictionary.</exception>
+        public override int Read(byte[] buffer, int offset, int count)
+        {
+            ValidateBuffer(buffer, offset, count);
+            return ReadCore(new Span<byte>(buffer, offset, count));
+        }
+
+        /// <summary>Reads decompressed IPC bytes asynchronously.</summary>
+        /// <param name="buffer">The destination.</param>
+        /// <param name="offset">Where to start writing in <paramref name="buffer"/>.</param>
+        /// <param name="count">The most bytes to read.</param>
+        /// <param name="cancellationToken">Cancels the read.</param>
+        /// <returns>The number of bytes read; 0 at the end of the IPC stream.</returns>
+        public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken)
+        {
+            ValidateBuffer(buffer, offset, count);
+            return ReadAsyncCore(new Memory<byte>(buffer, offset, count), cancellationToken).AsTask();
+        }
+
+        /// <inheritdoc/>
+        protected override void Dispose(bool disposing)
+        {
+            if (!_disposed)
+            {
+                _disposed = true;
+                _state = State.End;
+                if (disposing)
+                {
+                    ReturnArrays();
+                    if (!_leaveOpen)
+                        _input.Dispose();
+                }
+            }
+            base.Dispose(disposing);
+        }
+
+        private void ReturnArrays()
+        {
+            ArrayPool<byte>.Shared.Return(_header);
+            ArrayPool<byte>.Shared.Return(_body);
+            _header = Array.Empty<byte>();
+            _body = Array.Empty<byte>();
+            if (_window is not null)
+            {
+                ArrayPool<byte>.Shared.Return(_window);
+                _window = null;
+            }
+            if (_items.Length > 0)
+                ArrayPool<IpcBufferItem>.Shared.Return(_items);
+            _items = Array.Empty<IpcBufferItem>();
+            _decoder.Release();
+        }
+
+        private static void ValidateBuffer(byte[] buffer, int offset, int count)
+        {
+            if (buffer is null) throw new ArgumentNullException(nameof(buffer));
+            if (offset < 0 || offset > buffer.Length) throw new ArgumentOutOfRangeException(nameof(offset));
+            if (count < 0 || count > buffer.Length - offset) throw new ArgumentOutOfRangeException(nameof(count));
+        }
+
+        private void ThrowIfDisposed()
+        {
+            if (_disposed)
+                throw new ObjectDisposedException(nameof(IpcDecompressingStream));
+        }
+
+        private int ReadCore(Span<byte> destination)
+        {
+            ThrowIfDisposed();
+            if (destination.IsEmpty)
+                return 0;
+            while (true)
+            {
+                switch (_state)
+                {
+                    case State.Start:
+                        StartSync();
+                        break;
+                    case State.NextMessage:
+                        NextMessageSync();
+                        break;
+                    case State.Header:
+                        return ServeHeader(destination);
+                    case State.Body:
+                        return ServeBody(destination);
+                    case State.PassBody:
+                        int n = ReadInput(destination.Slice(0, (int)Math.Min(destination.Length, _passRemaining)));
+                        return Passed(n);
+                    default:
+                        return 0;
+                }
+            }
+        }
+
+        private async ValueTask<int> ReadAsyncCore(Memory<byte> destination, CancellationToken cancellationToken)
+        {
+            ThrowIfDisposed();
+            cancellationToken.ThrowIfCancellationRequested();
+            if (destination.IsEmpty)
+                return 0;
+            while (true)
+            {
+                switch (_state)
+                {
+                    case State.Start:
+                        await StartAsync(cancellationToken).ConfigureAwait(false);
+                        break;
+                    case State.NextMessage:
+                        await NextMessageAsync(cancellationToken).ConfigureAwait(false);
+                        break;
+                    case State.Header:
+                        return ServeHeader(destination.Span);
+                    case State.Body:
+                        return ServeBody(destination.Span);
+                    case State.PassBody:
+                        int n = await ReadInputAsync(destination.Slice(0, (int)Math.Min(destination.Length, _passRemaining)), cancellationToken).ConfigureAwait(false);
+                        return Passed(n);
+                    default:
+                        return 0;
+                }
+            }
+        }
+
+        private int Passed(int read)
+        {
+            if (read <= 0)
+                IpcErrors.ThrowTruncated(_position, "a message body", _passRemaining, 0);
+            _passRemaining -= read;
+            if (_passRemaining == 0)
+                _state = State.NextMessage;
+            return read;
+        }
+
+        private int ServeHeader(Span<byte> destination)
+        {
+            int n = Math.Min(destination.Length, _headerLength - _headerRead);
+            _header.AsSpan(_headerRead, n).CopyTo(destination);
+            _headerRead += n;
+            if (_headerRead == _headerLength)
+                _state = _afterHeader;
+            return n;
+        }
+
+        private int ServeBody(Span<byte> destination)
+        {
+            // The zero-copy path: the reader asks for the whole body at once, into the memory the batch will own.
+            if (_outputRead == 0 && !_windowReady && destination.Length >= _outputLength)
+            {
+                _decoder.Decode(_body.AsSpan(0, _bodyLength), destination.Slice(0, _outputLength), _bodyOffset, _items, _itemCount);
+                _state = State.NextMessage;
+                return _outputLength;
+            }
+            if (!_windowReady)
+            {
+                if (_window is null || _window.Length < _outputLength)
+                {
+                    if (_window is not null)
+                        ArrayPool<byte>.Shared.Return(_window);
+                    _window = null;
+                    _window = ArrayPool<byte>.Shared.Rent(_outputLength);
+                }
+                _decoder.Decode(_body.AsSpan(0, _bodyLength), _window.AsSpan(0, _outputLength), _bodyOffset, _items, _itemCount);
+                _windowReady = true;
+            }
+            int n = Math.Min(destination.Length, _outputLength - _outputRead);
+            _window!.AsSpan(_outputRead, n).CopyTo(destination);
+            _outputRead += n;
+            if (_outputRead == _outputLength)
+                _state = State.NextMessage;
+            return n;
+        }
+
+        /// <summary>An IPC file is read as the stream it embeds, up to its footer when the input can say where that starts.</summary>
+        private bool BeginFile(int read)
+        {
+            if (read < s_fileMagic.Length || !_lookahead.AsSpan(0, s_fileMagic.Length).SequenceEqual(s_fileMagic))
+                return false;
+            if (read < 8)
+                IpcErrors.ThrowTruncated(0, "the 8-byte IPC file header", 8, read);
+            _lookaheadStart = 8;
+            return true;
+        }
+
+        private void FindFooter(long origin)
+        {
+            // Trailer: int32 footer length, then "ARROW1". The stream ends where the footer begins.
+            if (!_input.CanSeek)
+                return;
+            long here = _input.Position;
+            long length = _input.Length;
+            if (length - origin < 8 + 10)
+                return;
+            _input.Seek(length - 10, SeekOrigin.Begin);
+            byte[] trailer = new byte[10];
+            int got = 0;
+            int n;
+            while (got < 10 && (n = _input.Read(trailer, got, 10 - got)) > 0)
+                got += n;
+            _input.Seek(here, SeekOrigin.Begin);
+            if (got == 10 && trailer.AsSpan(4).SequenceEqual(s_fileMagic))
+            {
+                long footer = BinaryPrimitives.ReadInt32LittleEndian(trailer);
+                long end = length - origin - 10 - footer;
+                if (footer >= 0 && end >= 8)
+                    _fileEnd = end;
+            }
+        }
+    }
+}

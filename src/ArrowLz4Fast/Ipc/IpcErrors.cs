@@ -1,0 +1,32 @@
+using System;
+using System.Diagnostics.CodeAnalysis;
+using System.IO;
+using System.Runtime.CompilerServices;
+using ArrowLz4Fast.Frames;
+
+namespace ArrowLz4Fast.Ipc
+{
+    /// <summary>
+    /// The exceptions of <see cref="IpcDecompressingStream"/>: an <see cref="InvalidDataException"/> whose inner
+    /// <see cref="Lz4FrameException"/> carries the byte offset of the defect in the input stream, as the codec reports
+    /// offsets in a frame.
+    /// </summary>
+    internal static class IpcErrors
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static InvalidDataException At(long offset, string what, Exception? cause = null)
+        {
+            string message = $"Invalid Arrow IPC data at byte offset {offset} of the input stream: {what}.";
+            return new InvalidDataException(message, new Lz4FrameException(message, offset, cause));
+        }
+
+        [DoesNotReturn]
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void Throw(long offset, string what) => throw At(offset, what);
+
+        [DoesNotReturn]
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ThrowTruncated(long offset, string what, long needed, long read) =>
+            throw At(offset, $"the stream ends inside {what}: {needed} byte(s) expected, {read} read");
+    }
+}

@@ -1,0 +1,233 @@
+#if !WITHOUT_OFFICIAL_CODEC
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Text.Json;
+using Apache.Arrow;
+using Apache.Arrow.Ipc;
+using Apache.Arrow.Types;
+using ArrowLz4Fast.Frames;
+using ArrowLz4Fast.Memory;
+using ArrowLz4Fast.Tests.Support;
+using Xunit;
+using Xunit.Abstractions;
+using OfficialFactory = Apache.Arrow.Compression.CompressionCodecFactory;
+
+namespace ArrowLz4Fast.Tests
+{
+    /// <summary>
+    /// Untrusted input through <see cref="IpcDecompressingStream"/>: seeded mutations of real streams' metadata and
+    /// bodies, and the malformed-frame corpus inside IPC messages, give only InvalidDataException or
+    /// NotSupportedException, never write outside the destination, and agree with the official reader when both succeed.
+    /// </summary>
+    public class IpcDecompressingStreamHostileTests
+    {
+        private readonly ITestOutputHelper _output;
+
+        public IpcDecompressingStreamHostileTests(ITestOutputHelper output) => _output = output;
+
+        public static IEnumerable<object[]> MutationCases() =>
+            new[] { "ipc/pyarrow/nested_dict.arrows", "ipc/rust/strings.arrows", "ipc/java/nested_dict.arrows", "ipc/pyarrow/empty.arrows", "ipc/java/wide.arrows", "ipc/pyarrow/nested_dict_minsavings.arrows", "ipc/rust/tiny_batches.arrows" }
+                .SelectMany(f => new[] { 1, 2 }.Select(d => new object[] { f, d }));
+
+        [Theory]
+        [MemberData(nameof(MutationCases))]
+        public void Mutated_metadata_and_bodies_give_only_invalid_data_and_no_stray_writes(string file, int degree)
+        {
+            byte[] original = File.ReadAllBytes(Corpus.Committed(file));
+            List<IpcMutator.Message> messages = IpcMutator.Messages(original);
+            Assert.Contains(messages, m => m.Lz4);
+            var random = new Random(file.Sum(c => c) * 31 + degree);
+            var outcomes = new Dictionary<string, int>();
+            int mutants = file.Contains("tiny", StringComparison.Ordinal) || file.Contains("wide", StringComparison.Ordinal) ? 15 : 60;
+            for (int i = 0; i < mutants; i++)
+            {
+                byte[] bytes = IpcMutator.Mutate(original, messages, random, out string what);
+                string outcome = HostileCheck.Run(bytes, IpcWrapped.Options(degree, 1), random, what);
+                outcomes[outcome] = outcomes.GetValueOrDefault(outcome) + 1;
+            }
+            _output.WriteLine($"{file} degree {degree}: " + string.Join(", ", outcomes.OrderBy(o => o.Key).Select(o => $"{o.Key} {o.Value}")));
+            Assert.True(outcomes.Keys.Any(k => k.StartsWith("rejected", StringComparison.Ordinal)), "no mutant was rejected: the mutations did not reach the wrapper");
+        }
+
+        public static IEnumerable<object[]> MalformedFrames() =>
+            Corpus.DataFiles("malformed")
+                .Where(f => Corpus.Sidecar(Corpus.Committed(f)).GetProperty("must_fail").GetBoolean())
+                .Select(f => new object[] { f });
+
+        /// <summary>Each frame of the malformed corpus that a correct decoder must reject, as the data buffer of an Arrow .NET batch.</summary>
+        [Theory]
+        [MemberData(nameof(MalformedFrames))]
+        public void A_malformed_frame_in_a_batch_is_invalid_data_at_its_input_offset(string file)
+        {
+            byte[] frame = File.ReadAllBytes(Corpus.Committed(file));
+            if (frame.Length == 0)
+                return; // An empty buffer has no frame to write: the empty input is the codec tests' case.
+            JsonElement sidecar = Corpus.Sidecar(Corpus.Committed(file));
+            // Longer than the frame: the writer stores a buffer raw when its "compressed" form is not smaller.
+            int rows = Math.Max(4096, (frame.Length * 2) + 64);
+            var values = new UInt8Array.Builder();
+            for (int i = 0; i < rows; i++)
+                values.Append((byte)(i * 7));
+            var schema = new Schema.Builder().Field(f => f.Name("v").DataType(UInt8Type.Default).Nullable(false)).Build();
+            var batch = new RecordBatch(schema, new IArrowArray[] { values.Build() }, rows);
+            byte[] bytes = IpcDecompressingStreamTests.WriteDotNet(new[] { batch }, new FixedFrameFactory(frame), legacy: false, fileFormat: false);
+            int frameAt = bytes.AsSpan().IndexOf(frame);
+            Assert.True(frameAt > 0, $"the writer did not store the frame: {bytes.Length} bytes, frame {frame.Length}, {Convert.ToHexString(bytes.AsSpan(Math.Max(0, bytes.Length - 200)))}");
+
+            foreach (int degree in new[] { 1, 2 })
+            {
+                Exception e = Record.Exception(() => IpcWrapped.Drain(bytes, IpcWrapped.Options(degree, 1), new[] { 0 }))!;
+                Assert.NotNull(e);
+                if (e is NotSupportedException)
+                    continue;
+                var invalid = Assert.IsType<InvalidDataException>(e);
+                var inner = Assert.IsType<Lz4FrameException>(invalid.InnerException);
+                Assert.InRange(inner.Offset, frameAt, bytes.Length);
+            }
+        }
+
+        [Fact]
+        public void Hand_made_defects_name_what_and_where()
+        {
+            byte[] original = File.ReadAllBytes(Corpus.Committed("ipc/pyarrow/strings.arrows"));
+            List<IpcMutator.Message> messages = IpcMutator.Messages(original);
+            IpcMutator.Message batch = messages.First(m => m.Lz4);
+
+            // A continuation token followed by a negative metadata length.
+            byte[] bytes = (byte[])original.Clone();
+            BitConverter.GetBytes(-5).CopyTo(bytes, batch.Start + 4);
+            AssertInvalidAt(bytes, batch.Start, "metadata length");
+
+            // The stream ends inside the body.
+            bytes = original.AsSpan(0, batch.Body + 10).ToArray();
+            AssertInvalidAt(bytes, batch.Body + 10, "ends inside a message body");
+
+            // The stream ends inside a length prefix.
+            bytes = original.AsSpan(0, batch.Start + 2).ToArray();
+            AssertInvalidAt(bytes, batch.Start + 2, "length prefix");
+        }
+
+        private static void AssertInvalidAt(byte[] bytes, long offset, string what)
+        {
+            var e = Assert.Throws<InvalidDataException>(() => IpcWrapped.Drain(bytes, IpcWrapped.Options(1), new[] { 0 }));
+            Assert.Contains(what, e.Message, StringComparison.Ordinal);
+            Assert.Equal(offset, Assert.IsType<Lz4FrameException>(e.InnerException).Offset);
+        }
+
+        private sealed class FixedFrameFactory : ICompressionCodecFactory
+        {
+            private readonly byte[] _frame;
+
+            public FixedFrameFactory(byte[] frame) => _frame = frame;
+
+            public ICompressionCodec CreateCodec(CompressionCodecType compressionCodecType) => new FixedFrameCodec(_frame);
+
+            public ICompressionCodec CreateCodec(CompressionCodecType compressionCodecType, int? compressionLevel) => new FixedFrameCodec(_frame);
+        }
+
+        private sealed class FixedFrameCodec : ICompressionCodec
+        {
+            private readonly byte[] _frame;
+
+            public FixedFrameCodec(byte[] frame) => _frame = frame;
+
+            public int Decompress(ReadOnlyMemory<byte> source, Memory<byte> destination) => throw new NotSupportedException();
+
+            public void Compress(ReadOnlyMemory<byte> source, Stream destination) => destination.Write(_frame);
+
+            public void Dispose()
+            {
+            }
+        }
+    }
+
+    /// <summary>One hostile input through the wrapper (drained into guarded destinations) and through Arrow's readers.</summary>
+    internal static class HostileCheck
+    {
+        private static readonly int[] Lengths = { 1, 3, 8, 100, 4096, 1 << 20, 8 << 20 };
+
+        public static string Run(byte[] bytes, Lz4FastOptions options, Random random, string what)
+        {
+            // 1. The wrapper alone, with reads of random sizes into destinations fenced by sentinels.
+            string outcome = "accepted";
+            var guards = new Dictionary<int, GuardedBuffer>();
+            try
+            {
+                using var stream = new IpcDecompressingStream(new MemoryStream(bytes, writable: false), options);
+                while (true)
+                {
+                    int length = Lengths[random.Next(Lengths.Length)];
+                    if (!guards.TryGetValue(length, out GuardedBuffer? guard))
+                        guards[length] = guard = new GuardedBuffer(length);
+                    int n;
+                    try
+                    {
+                        n = stream.Read(guard.Span);
+                    }
+                    finally
+                    {
+                        guard.AssertGuardsIntact();
+                    }
+                    if (n == 0)
+                        break;
+                }
+            }
+            catch (InvalidDataException e)
+            {
+                Assert.True(e.InnerException is Lz4FrameException, $"{what}: an InvalidDataException without its Lz4FrameException: {e}");
+                outcome = "rejected";
+            }
+            catch (NotSupportedException)
+            {
+                outcome = "rejected (not supported)";
+            }
+            catch (Exception e)
+            {
+                Assert.Fail($"{what}: the wrapper threw {e.GetType().Name}: {e}");
+            }
+
+            // 2. Arrow's reader over the wrapper against Arrow's reader with the package's codec over the input. (Corrupt
+            // LZ4 data that still decodes is the frame decoder's business, checked against liblz4 elsewhere: K4os, in
+            // the official codec, decodes some of it differently, e.g. a match reaching before the frame.)
+            List<RecordBatch>? official = null, ours = null;
+            Exception? officialError = null, ourError = null;
+            try
+            {
+                official = ArrowData.ReadAll(bytes, fileFormat: false, new Lz4FastCodecFactory(new OfficialFactory()));
+            }
+            catch (Exception e)
+            {
+                officialError = e;
+            }
+            try
+            {
+                ours = IpcWrapped.ReadAll(bytes, options, SlabMemoryAllocator.Shared, new Lz4FastCodecFactory(new OfficialFactory()));
+            }
+            catch (Exception e)
+            {
+                ourError = e;
+            }
+            if (ours is not null && official is not null)
+            {
+                try
+                {
+                    ArrowData.AssertSame(official, ours);
+                }
+                catch (Exception e)
+                {
+                    throw new Xunit.Sdk.XunitException($"{what}: both readers read the input but differ: {e.Message}");
+                }
+                ArrowData.DisposeAll(ours);
+            }
+            else if (ourError is not null && ourError is not InvalidDataException && ourError is not NotSupportedException)
+            {
+                // Arrow itself fails on what the wrapper passed on; then it fails on the original too.
+                Assert.True(officialError is not null, $"{what}: through the wrapper Arrow threw {ourError}, but the codec path read the input");
+            }
+            return outcome;
+        }
+    }
+}
+#endif
