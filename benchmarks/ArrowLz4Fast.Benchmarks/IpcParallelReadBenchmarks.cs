@@ -28,7 +28,7 @@ namespace ArrowLz4Fast.Benchmarks
         private byte[] _bytes = null!;
         private List<Body> _bodies = null!;
 
-        [Params("pyarrow/numeric", "rust/numeric", "java/numeric", "pyarrow/strings", "dotnet/orders", "pyarrow/tiny_batches", "pyarrow/wide")]
+        [Params("pyarrow/numeric", "rust/numeric", "java/numeric", "pyarrow/strings", "rust/strings", "java/strings", "dotnet/orders", "pyarrow/tiny_batches", "pyarrow/wide", "java/nested_dict")]
         public string Stream { get; set; } = "pyarrow/numeric";
 
         private sealed class Body
