@@ -342,19 +342,7 @@ namespace ArrowLz4Fast.Frames
             {
                 if (_directStart < 0)
                     _directStart = written;
-                if (uncompressed)
-                {
-                    data.CopyTo(destination.Slice(written));
-                    decoded = data.Length;
-                }
-                else
-                {
-                    decoded = Lz4BlockDecoder.Decode(data, destination.Slice(written - prefix, prefix + blockMaximum), prefix);
-                    if (decoded < 0)
-                        throw Lz4FrameErrors.CorruptBlock(_inOffset, _blockIndex + 1, data.Length, prefix, blockMaximum);
-                }
-                if (_hashContent)
-                    XXH32.Update(ref _contentHash, destination.Slice(written, decoded));
+                decoded = DecodeBlockAt(data, uncompressed, destination, written, prefix, blockMaximum);
                 written += decoded;
                 _frameOutput += decoded;
                 return;
@@ -364,19 +352,7 @@ namespace ArrowLz4Fast.Frames
             SaveHistory(destination, written);
             int start = PrepareWindow(linked, blockMaximum);
             byte[] window = _window!;
-            if (uncompressed)
-            {
-                data.CopyTo(window.AsSpan(start));
-                decoded = data.Length;
-            }
-            else
-            {
-                decoded = Lz4BlockDecoder.Decode(data, window.AsSpan(start - prefix, prefix + blockMaximum), prefix);
-                if (decoded < 0)
-                    throw Lz4FrameErrors.CorruptBlock(_inOffset, _blockIndex + 1, data.Length, prefix, blockMaximum);
-            }
-            if (_hashContent)
-                XXH32.Update(ref _contentHash, window.AsSpan(start, decoded));
+            decoded = DecodeBlockAt(data, uncompressed, window, start, prefix, blockMaximum);
             _frameOutput += decoded;
             _pendingStart = start;
             _pendingEnd = start + decoded;
@@ -390,6 +366,29 @@ namespace ArrowLz4Fast.Frames
             window.AsSpan(start, n).CopyTo(destination.Slice(written));
             _pendingStart += n;
             written += n;
+        }
+
+        /// <summary>
+        /// Decodes (or copies, if stored uncompressed) one block to <paramref name="at"/> in <paramref name="output"/>,
+        /// whose <paramref name="prefix"/> bytes before it are a linked block's history, and hashes what it wrote.
+        /// </summary>
+        private int DecodeBlockAt(ReadOnlySpan<byte> data, bool uncompressed, Span<byte> output, int at, int prefix, int blockMaximum)
+        {
+            int decoded;
+            if (uncompressed)
+            {
+                data.CopyTo(output.Slice(at));
+                decoded = data.Length;
+            }
+            else
+            {
+                decoded = Lz4BlockDecoder.Decode(data, output.Slice(at - prefix, prefix + blockMaximum), prefix);
+                if (decoded < 0)
+                    throw Lz4FrameErrors.CorruptBlock(_inOffset, _blockIndex + 1, data.Length, prefix, blockMaximum);
+            }
+            if (_hashContent)
+                XXH32.Update(ref _contentHash, output.Slice(at, decoded));
+            return decoded;
         }
 
         /// <summary>
