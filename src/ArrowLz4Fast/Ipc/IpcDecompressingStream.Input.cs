@@ -200,7 +200,7 @@ namespace ArrowLz4Fast
             while (got < count)
             {
                 int chunk = Reserve(ref buffer, offset, got, count, slack);
-                int n = ReadInput(buffer.AsSpan(offset + got, chunk));
+                int n = ReadInput(buffer, offset + got, chunk);
                 if (n <= 0)
                     break;
                 got += n;
@@ -246,6 +246,18 @@ namespace ArrowLz4Fast
             return Math.Min(want, room);
         }
 
+        /// <summary>Reads into one of the stream's own arrays, straight through the array overload on every target.</summary>
+        private int ReadInput(byte[] buffer, int offset, int count)
+        {
+            if (_lookaheadStart < _lookaheadEnd)
+                return FromLookahead(buffer.AsSpan(offset, count));
+            int n = _input.Read(buffer, offset, count);
+            if (n > 0)
+                _position += n;
+            return n;
+        }
+
+        /// <summary>Reads into the caller's span, when a message passes through.</summary>
         private int ReadInput(Span<byte> destination)
         {
             if (_lookaheadStart < _lookaheadEnd)
@@ -253,7 +265,8 @@ namespace ArrowLz4Fast
 #if NET
             int n = _input.Read(destination);
 #else
-            // netstandard2.0's Stream reads arrays only; the body buffer is idle while a body passes through.
+            // netstandard2.0's Stream reads arrays only; the body buffer is idle while a body passes through (never
+            // while the stream fills it: that goes through the array overload above).
             int n = _input.Read(_body, 0, Math.Min(destination.Length, _body.Length));
             _body.AsSpan(0, Math.Max(n, 0)).CopyTo(destination);
 #endif

@@ -5,6 +5,7 @@ using System.IO;
 using System.Threading;
 using System.Threading.Tasks;
 using ArrowLz4Fast.Ipc;
+using ArrowLz4Fast.Memory;
 
 namespace ArrowLz4Fast
 {
@@ -40,6 +41,7 @@ namespace ArrowLz4Fast
         private readonly bool _leaveOpen;
         private readonly long _maxBodyLength;
         private readonly IpcBodyDecoder _decoder;
+        private readonly WholeWriteHandoff _handoff = new WholeWriteHandoff();
 
         private State _state;
         private State _afterHeader;
@@ -170,6 +172,7 @@ namespace ArrowLz4Fast
             {
                 _disposed = true;
                 _state = State.End;
+                _handoff.Release();
                 if (disposing)
                 {
                     ReturnArrays();
@@ -215,6 +218,8 @@ namespace ArrowLz4Fast
             ThrowIfDisposed();
             if (destination.IsEmpty)
                 return 0;
+            // True when destination is the body buffer Arrow allocated after the metadata we served, unzeroed.
+            bool zeroingOwed = _handoff.Settle(destination);
             while (true)
             {
                 switch (_state)
@@ -226,9 +231,13 @@ namespace ArrowLz4Fast
                         NextMessageSync();
                         break;
                     case State.Header:
-                        return ServeHeader(destination);
+                        int served = ServeHeader(destination);
+                        // Arrow allocates the body next and reaches its span before Read; announce so it is not zeroed.
+                        if (_state == State.Body && _headerRead == _headerLength)
+                            _handoff.Announce(_outputLength);
+                        return served;
                     case State.Body:
-                        return ServeBody(destination);
+                        return ServeBody(destination, zeroingOwed);
                     case State.PassBody:
                         int n = ReadInput(destination.Slice(0, (int)Math.Min(destination.Length, _passRemaining)));
                         return Passed(n);
@@ -241,6 +250,7 @@ namespace ArrowLz4Fast
         private async ValueTask<int> ReadAsyncCore(Memory<byte> destination, CancellationToken cancellationToken)
         {
             ThrowIfDisposed();
+            _handoff.Release();
             cancellationToken.ThrowIfCancellationRequested();
             if (destination.IsEmpty)
                 return 0;
@@ -257,7 +267,10 @@ namespace ArrowLz4Fast
                     case State.Header:
                         return ServeHeader(destination.Span);
                     case State.Body:
-                        return ServeBody(destination.Span);
+                        // Arrow's async read passes the body buffer's Memory before reaching its span.
+                        bool zeroingOwed = IsWholeBodyRead(destination.Length)
+                            && SlabMemoryOwner.TrySkipClear(destination.Slice(0, _outputLength), out _);
+                        return ServeBody(destination.Span, zeroingOwed);
                     case State.PassBody:
                         int n = await ReadInputAsync(destination.Slice(0, (int)Math.Min(destination.Length, _passRemaining)), cancellationToken).ConfigureAwait(false);
                         return Passed(n);
@@ -287,15 +300,29 @@ namespace ArrowLz4Fast
             return n;
         }
 
-        private int ServeBody(Span<byte> destination)
+        private bool IsWholeBodyRead(int length) => _outputRead == 0 && !_windowReady && length >= _outputLength;
+
+        /// <param name="destination">Where to serve body bytes.</param>
+        /// <param name="zeroingOwed">The destination is an unzeroed allocator buffer: every byte must be written, or it zeroed.</param>
+        private int ServeBody(Span<byte> destination, bool zeroingOwed)
         {
             // The zero-copy path: the reader asks for the whole body at once, into the memory the batch will own.
-            if (_outputRead == 0 && !_windowReady && destination.Length >= _outputLength)
+            if (IsWholeBodyRead(destination.Length))
             {
-                _decoder.Decode(_body.AsSpan(0, _bodyLength), destination.Slice(0, _outputLength), _bodyOffset, _items, _itemCount);
+                try
+                {
+                    _decoder.Decode(_body.AsSpan(0, _bodyLength), destination.Slice(0, _outputLength), _bodyOffset, _items, _itemCount);
+                }
+                catch when (zeroingOwed)
+                {
+                    destination.Clear();
+                    throw;
+                }
                 _state = State.NextMessage;
                 return _outputLength;
             }
+            if (zeroingOwed)
+                destination.Clear();
             if (!_windowReady)
             {
                 if (_window is null || _window.Length < _outputLength)

@@ -222,6 +222,7 @@ namespace ArrowLz4Fast.Memory
                     cache.Track(owner);
                 else
                     OwnerGroup.Track(owner);
+                WholeWriteHandoff.Offer(owner, length);
                 return owner;
             }
             catch

@@ -25,6 +25,9 @@ namespace ArrowLz4Fast.Memory
         private const int Clean = 0;
         private const int ClearPending = 1;
         private const int Clearing = 2;
+        // Zeroing is owed by a writer that announced it will overwrite the whole buffer (WholeWriteHandoff): reaching the
+        // span does not zero it; the writer claims it or zeroes it at its next read.
+        private const int Deferred = 3;
 
         /// <summary>Buffers up to this many bytes are zeroed when handed out, not when first reached.</summary>
         internal const int EagerClearLimit = 512;
@@ -89,7 +92,8 @@ namespace ArrowLz4Fast.Memory
         {
             if (_slab is null)
                 ThrowDisposed();
-            if (Volatile.Read(ref _clearState) != Clean)
+            int state = Volatile.Read(ref _clearState);
+            if (state != Clean && state != Deferred)
                 ClearNow();
             return new Span<byte>((void*)_address, _length);
         }
@@ -130,16 +134,42 @@ namespace ArrowLz4Fast.Memory
 
         private void ClearNow()
         {
-            if (Interlocked.CompareExchange(ref _clearState, Clearing, ClearPending) == ClearPending)
+            int state = Volatile.Read(ref _clearState);
+            if ((state == ClearPending || state == Deferred)
+                && Interlocked.CompareExchange(ref _clearState, Clearing, state) == state)
             {
                 new Span<byte>((void*)_address, _clearLength).Clear();
                 Volatile.Write(ref _clearState, Clean);
                 return;
             }
             // Another thread is zeroing the buffer: its memory is not to be reached before that is done.
+            WaitWhileClearing();
+        }
+
+        private void WaitWhileClearing()
+        {
             var spinner = default(SpinWait);
-            while (Volatile.Read(ref _clearState) != Clean)
+            while (Volatile.Read(ref _clearState) == Clearing)
                 spinner.SpinOnce();
+        }
+
+        /// <summary>Leaves the zeroing of a buffer not yet reached to a writer that announced it (<see cref="WholeWriteHandoff"/>).</summary>
+        internal bool TryDeferClear() =>
+            Interlocked.CompareExchange(ref _clearState, Deferred, ClearPending) == ClearPending;
+
+        /// <summary>The announced writer's read: whether <paramref name="address"/> and <paramref name="length"/> are this whole buffer, whose zeroing it then owes.</summary>
+        internal bool TryClaimDeferred(nint address, int length) =>
+            address == _address && length == _length
+            && Interlocked.CompareExchange(ref _clearState, Clean, Deferred) == Deferred;
+
+        /// <summary>Zeroes a buffer whose zeroing was deferred to a writer that did not write it whole.</summary>
+        internal void ClearDeferred()
+        {
+            if (Interlocked.CompareExchange(ref _clearState, Clearing, Deferred) == Deferred)
+            {
+                new Span<byte>((void*)_address, _clearLength).Clear();
+                Volatile.Write(ref _clearState, Clean);
+            }
         }
 
         public override MemoryHandle Pin(int elementIndex = 0)
@@ -148,6 +178,7 @@ namespace ArrowLz4Fast.Memory
                 throw new ArgumentOutOfRangeException(nameof(elementIndex));
             if (_slab is null)
                 ThrowDisposed();
+            // A pointer can go anywhere: a deferred zeroing happens now too.
             if (Volatile.Read(ref _clearState) != Clean)
                 ClearNow();
             // Native memory never moves: pinning only counts, so that Dispose can refuse to free pinned memory.
@@ -164,6 +195,9 @@ namespace ArrowLz4Fast.Memory
             // Only managed bookkeeping is updated either way; the native memory is not touched.
             if (disposing && Volatile.Read(ref _pins) > 0)
                 throw new InvalidOperationException("Cannot free memory while it is pinned.");
+            // A writer that still owes the zeroing must not zero the block once it is someone else's.
+            if (Interlocked.CompareExchange(ref _clearState, Clean, Deferred) == Clearing)
+                WaitWhileClearing();
             // Exactly one caller gets the slab: disposing twice, or on two threads at once, returns the block once.
             Slab? slab = Interlocked.Exchange(ref _slab, null);
             if (slab is null)
