@@ -87,6 +87,38 @@ namespace ArrowLz4Fast.Tests
             Assert.Equal(reference.Error!.Message, FrameErrors.Of(error).Message);
         }
 
+        /// <summary>
+        /// Arrow stops reading at the IPC end-of-stream marker, before the frame's end mark and content checksum. The
+        /// reader still checks them: a wrong checksum fails the read that reaches the marker, wherever the inner stream's
+        /// reads happen to end.
+        /// </summary>
+        [Theory]
+        [InlineData(false, 7)]
+        [InlineData(true, 7)]
+        [InlineData(false, 1 << 20)]
+        [InlineData(true, 1 << 20)]
+        public async System.Threading.Tasks.Task A_wrong_content_checksum_after_the_last_batch_fails_the_read(bool async, int maxChunk)
+        {
+            byte[] ipc = Uncompressed(Corpus.Committed("ipc/pyarrow/strings.arrows"));
+            byte[] frame = FrameStreamReadTests.Encode(ipc, new Lz4FrameEncoderOptions(blockSize: 64 * 1024, contentChecksum: true));
+            frame[frame.Length - 1] ^= 0x01;
+            FrameOutcome reference = FrameStreams.Reference(frame);
+            Assert.NotNull(reference.Error);
+
+            int batches = 0;
+            using ArrowStreamReader reader = Lz4FramedArrow.CreateStreamReader(new TrickleStream(frame, seed: maxChunk, maxChunk));
+            Exception? error = await Record.ExceptionAsync(async () =>
+            {
+                while ((async ? await reader.ReadNextRecordBatchAsync() : reader.ReadNextRecordBatch()) is RecordBatch batch)
+                {
+                    batches++;
+                    batch.Dispose();
+                }
+            });
+            Assert.Equal(reference.Error!.Message, FrameErrors.Of(error).Message);
+            Assert.Equal(ArrowData.ReadAll(ipc, fileFormat: false, new CompressionCodecFactory()).Count, batches);
+        }
+
         [Fact]
         public void The_reader_disposes_the_inner_stream_unless_leaveOpen()
         {

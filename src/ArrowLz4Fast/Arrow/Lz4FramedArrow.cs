@@ -24,8 +24,10 @@ namespace ArrowLz4Fast
         /// An <see cref="ArrowStreamReader"/> over the IPC stream that the LZ4 frames of <paramref name="lz4FramedIpc"/>
         /// decode to, decoded as it is read (<see cref="Lz4FrameStream"/>): no copy of the whole decoded stream is made,
         /// every batch owns its memory (from <paramref name="allocator"/>), and the end-of-stream marker is read as
-        /// Arrow reads it from any stream. Record batches compressed with LZ4_FRAME inside the frame are decoded by
-        /// <see cref="Lz4FastCodec"/>.
+        /// Arrow reads it from any stream. At that marker the rest of the frames is read, so their end marks and content
+        /// checksums are checked before the reader reports the end. Record batches compressed with LZ4_FRAME inside the
+        /// frame are decoded by <see cref="IpcDecompressingStream"/>; <paramref name="compressionCodecFactory"/> gets the
+        /// others (ZSTD).
         /// </summary>
         /// <param name="lz4FramedIpc">One or more LZ4 frames holding an Arrow IPC stream (not the file format).</param>
         /// <param name="allocator">Where batch buffers are allocated; <see langword="null"/> for <see cref="SlabMemoryAllocator.Shared"/>.</param>
@@ -44,7 +46,10 @@ namespace ArrowLz4Fast
         {
             if (lz4FramedIpc is null) throw new ArgumentNullException(nameof(lz4FramedIpc));
             var decoded = new Lz4FrameStream(lz4FramedIpc, decoderOptions, leaveOpen);
-            return new ArrowStreamReader(decoded, allocator ?? SlabMemoryAllocator.Shared, compressionCodecFactory ?? new Lz4FastCodecFactory(), leaveOpen: false);
+            // Arrow stops at the IPC end-of-stream marker; the wrapper reads on to the frame's end mark there, so its
+            // content checksum is checked. LZ4 body compression inside is decoded by the wrapper, on every core.
+            var ipc = new IpcDecompressingStream(decoded, new Lz4FastOptions { VerifyChecksums = decoderOptions.VerifyChecksums }, leaveOpen: false, IpcDecompressingStream.DefaultMaxBodyLength, drainAtEnd: true);
+            return new ArrowStreamReader(ipc, allocator ?? SlabMemoryAllocator.Shared, compressionCodecFactory ?? new Lz4FastCodecFactory(), leaveOpen: false);
         }
     }
 }

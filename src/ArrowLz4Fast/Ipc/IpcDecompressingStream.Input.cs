@@ -69,7 +69,15 @@ namespace ArrowLz4Fast
                 length = BinaryPrimitives.ReadInt32LittleEndian(_header.AsSpan(4));
             }
             if (!CheckLength(start, length))
+            {
+                if (_drainAtEnd)
+                {
+                    while (_input.Read(_body, 0, _body.Length) > 0)
+                    {
+                    }
+                }
                 return;
+            }
             got = FillSync(ref _header, 8, length, HeaderSlack);
             if (got < length)
                 IpcErrors.ThrowTruncated(_position, "message metadata", length, got);
@@ -102,7 +110,19 @@ namespace ArrowLz4Fast
                 length = BinaryPrimitives.ReadInt32LittleEndian(_header.AsSpan(4));
             }
             if (!CheckLength(start, length))
+            {
+                if (_drainAtEnd)
+                {
+#if NET
+                    while (await _input.ReadAsync(_body.AsMemory(), cancellationToken).ConfigureAwait(false) > 0)
+#else
+                    while (await _input.ReadAsync(_body, 0, _body.Length, cancellationToken).ConfigureAwait(false) > 0)
+#endif
+                    {
+                    }
+                }
                 return;
+            }
             got = await FillAsync(8, length, HeaderSlack, header: true, cancellationToken).ConfigureAwait(false);
             if (got < length)
                 IpcErrors.ThrowTruncated(_position, "message metadata", length, got);

@@ -40,6 +40,7 @@ namespace ArrowLz4Fast
         private readonly Stream _input;
         private readonly bool _leaveOpen;
         private readonly long _maxBodyLength;
+        private readonly bool _drainAtEnd;
         private readonly IpcBodyDecoder _decoder;
         private readonly WholeWriteHandoff _handoff = new WholeWriteHandoff();
 
@@ -86,6 +87,19 @@ namespace ArrowLz4Fast
         /// <exception cref="ArgumentException"><paramref name="input"/> cannot be read.</exception>
         /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxBodyLength"/> is negative or more than <see cref="DefaultMaxBodyLength"/>.</exception>
         public IpcDecompressingStream(Stream input, Lz4FastOptions? options = null, bool leaveOpen = false, long maxBodyLength = DefaultMaxBodyLength)
+            : this(input, options, leaveOpen, maxBodyLength, drainAtEnd: false)
+        {
+        }
+
+        /// <param name="input">The compressed IPC stream.</param>
+        /// <param name="options">Checksum and parallelism settings.</param>
+        /// <param name="leaveOpen">Leave <paramref name="input"/> open when disposed.</param>
+        /// <param name="maxBodyLength">The longest decompressed body a message may declare.</param>
+        /// <param name="drainAtEnd">
+        /// Read <paramref name="input"/> to its end at the end-of-stream marker, before serving it: an input that checks
+        /// itself at its end (an LZ4 frame's content checksum) then does so, although Arrow stops reading at the marker.
+        /// </param>
+        internal IpcDecompressingStream(Stream input, Lz4FastOptions? options, bool leaveOpen, long maxBodyLength, bool drainAtEnd)
         {
             if (input is null) throw new ArgumentNullException(nameof(input));
             if (!input.CanRead) throw new ArgumentException("The input stream cannot be read.", nameof(input));
@@ -94,6 +108,7 @@ namespace ArrowLz4Fast
             _input = input;
             _leaveOpen = leaveOpen;
             _maxBodyLength = maxBodyLength;
+            _drainAtEnd = drainAtEnd;
             _decoder = new IpcBodyDecoder(options ?? new Lz4FastOptions());
             _header = ArrayPool<byte>.Shared.Rent(256 + HeaderSlack);
             _body = ArrayPool<byte>.Shared.Rent(InitialChunk);
