@@ -34,16 +34,15 @@ namespace ArrowLz4Fast.Frames
         public Lz4FrameStream(Stream stream, CompressionMode mode, bool leaveOpen)
         {
             if (stream is null) throw new ArgumentNullException(nameof(stream));
-            _stream = stream;
             _leaveOpen = leaveOpen;
             switch (mode)
             {
                 case CompressionMode.Decompress:
-                    if (!stream.CanRead) throw new ArgumentException("The stream must be readable to decompress from it.", nameof(stream));
+                    _stream = Readable(stream);
                     _reader = new Lz4FrameStreamReader(stream, default);
                     break;
                 case CompressionMode.Compress:
-                    if (!stream.CanWrite) throw new ArgumentException("The stream must be writable to compress to it.", nameof(stream));
+                    _stream = Writable(stream);
                     _writer = new Lz4FrameStreamWriter(stream, default);
                     break;
                 default:
@@ -65,9 +64,7 @@ namespace ArrowLz4Fast.Frames
         /// <param name="leaveOpen">Leave <paramref name="stream"/> open when this stream is disposed.</param>
         public Lz4FrameStream(Stream stream, Lz4FrameDecoderOptions options, bool leaveOpen)
         {
-            if (stream is null) throw new ArgumentNullException(nameof(stream));
-            if (!stream.CanRead) throw new ArgumentException("The stream must be readable to decompress from it.", nameof(stream));
-            _stream = stream;
+            _stream = Readable(stream);
             _leaveOpen = leaveOpen;
             _reader = new Lz4FrameStreamReader(stream, options);
         }
@@ -86,11 +83,23 @@ namespace ArrowLz4Fast.Frames
         /// <param name="leaveOpen">Leave <paramref name="stream"/> open when this stream is disposed.</param>
         public Lz4FrameStream(Stream stream, Lz4FrameEncoderOptions options, bool leaveOpen)
         {
-            if (stream is null) throw new ArgumentNullException(nameof(stream));
-            if (!stream.CanWrite) throw new ArgumentException("The stream must be writable to compress to it.", nameof(stream));
-            _stream = stream;
+            _stream = Writable(stream);
             _leaveOpen = leaveOpen;
             _writer = new Lz4FrameStreamWriter(stream, options);
+        }
+
+        private static Stream Readable(Stream stream)
+        {
+            if (stream is null) throw new ArgumentNullException(nameof(stream));
+            if (!stream.CanRead) throw new ArgumentException("The stream must be readable to decompress from it.", nameof(stream));
+            return stream;
+        }
+
+        private static Stream Writable(Stream stream)
+        {
+            if (stream is null) throw new ArgumentNullException(nameof(stream));
+            if (!stream.CanWrite) throw new ArgumentException("The stream must be writable to compress to it.", nameof(stream));
+            return stream;
         }
 
         /// <summary>The inner stream.</summary>
