@@ -33,17 +33,15 @@ namespace ArrowLz4Fast.Frames
         /// <param name="leaveOpen">Leave <paramref name="stream"/> open when this stream is disposed.</param>
         public Lz4FrameStream(Stream stream, CompressionMode mode, bool leaveOpen)
         {
-            if (stream is null) throw new ArgumentNullException(nameof(stream));
+            _stream = stream ?? throw new ArgumentNullException(nameof(stream));
             _leaveOpen = leaveOpen;
             switch (mode)
             {
                 case CompressionMode.Decompress:
-                    _stream = Readable(stream);
-                    _reader = new Lz4FrameStreamReader(stream, default);
+                    _reader = new Lz4FrameStreamReader(Readable(stream), default);
                     break;
                 case CompressionMode.Compress:
-                    _stream = Writable(stream);
-                    _writer = new Lz4FrameStreamWriter(stream, default);
+                    _writer = new Lz4FrameStreamWriter(Writable(stream), default);
                     break;
                 default:
                     throw new ArgumentOutOfRangeException(nameof(mode), mode, "Not a compression mode.");
@@ -63,10 +61,8 @@ namespace ArrowLz4Fast.Frames
         /// <param name="options">Checksum verification and parallelism.</param>
         /// <param name="leaveOpen">Leave <paramref name="stream"/> open when this stream is disposed.</param>
         public Lz4FrameStream(Stream stream, Lz4FrameDecoderOptions options, bool leaveOpen)
+            : this(stream, leaveOpen, new Lz4FrameStreamReader(Readable(stream), options), writer: null)
         {
-            _stream = Readable(stream);
-            _leaveOpen = leaveOpen;
-            _reader = new Lz4FrameStreamReader(stream, options);
         }
 
         /// <summary>Writes one LZ4 frame to <paramref name="stream"/>, and disposes it when disposed.</summary>
@@ -82,10 +78,16 @@ namespace ArrowLz4Fast.Frames
         /// <param name="options">Frame settings and parallelism.</param>
         /// <param name="leaveOpen">Leave <paramref name="stream"/> open when this stream is disposed.</param>
         public Lz4FrameStream(Stream stream, Lz4FrameEncoderOptions options, bool leaveOpen)
+            : this(stream, leaveOpen, reader: null, new Lz4FrameStreamWriter(Writable(stream), options))
         {
-            _stream = Writable(stream);
+        }
+
+        private Lz4FrameStream(Stream stream, bool leaveOpen, Lz4FrameStreamReader? reader, Lz4FrameStreamWriter? writer)
+        {
+            _stream = stream;
             _leaveOpen = leaveOpen;
-            _writer = new Lz4FrameStreamWriter(stream, options);
+            _reader = reader;
+            _writer = writer;
         }
 
         private static Stream Readable(Stream stream)

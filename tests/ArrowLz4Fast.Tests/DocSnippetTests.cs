@@ -27,8 +27,7 @@ namespace ArrowLz4Fast.Tests
         {
             using RecordBatch expected = TestTables.Realistic(Rows, seed: 1);
             Schema schema = expected.Schema;
-            using var stream = new MemoryStream(WriteLz4(expected, fileFormat: false));
-            using var fileStream = new MemoryStream(WriteLz4(expected, fileFormat: true));
+            (MemoryStream stream, MemoryStream fileStream) = Lz4Inputs(expected);
             var output = new MemoryStream();
 
             // SNIPPET
@@ -47,10 +46,7 @@ namespace ArrowLz4Fast.Tests
 
             AssertReadsBack(expected, reader.ReadNextRecordBatch());
             AssertReadsBack(expected, file.ReadNextRecordBatch());
-            writer.WriteRecordBatch(expected);
-            writer.WriteEnd();
-            using var check = new ArrowStreamReader(new MemoryStream(output.ToArray()), factory);
-            AssertReadsBack(expected, check.ReadNextRecordBatch());
+            AssertWriterReadsBack(expected, writer, output, written => new ArrowStreamReader(written, factory));
         }
 
         // README.md, "Read and write" (the inner factory for ZSTD).
@@ -73,8 +69,7 @@ namespace ArrowLz4Fast.Tests
         {
             using RecordBatch expected = TestTables.Realistic(Rows, seed: 2);
             Schema schema = expected.Schema;
-            using var stream = new MemoryStream(WriteLz4(expected, fileFormat: false));
-            using var fileStream = new MemoryStream(WriteLz4(expected, fileFormat: true));
+            (MemoryStream stream, MemoryStream fileStream) = Lz4Inputs(expected);
             var output = new MemoryStream();
             var factory = new Lz4FastCodecFactory();
             var options = new IpcOptions { CompressionCodec = CompressionCodecType.Lz4Frame, CompressionCodecFactory = factory };
@@ -92,10 +87,7 @@ namespace ArrowLz4Fast.Tests
             AssertReadsBack(expected, file.ReadNextRecordBatch());
             using var viaContext = new ArrowStreamReader(context, new MemoryStream(stream.ToArray()));
             AssertReadsBack(expected, viaContext.ReadNextRecordBatch());
-            writer.WriteRecordBatch(expected);
-            writer.WriteEnd();
-            using var check = new ArrowStreamReader(new MemoryStream(output.ToArray()), allocator, factory, leaveOpen: false);
-            AssertReadsBack(expected, check.ReadNextRecordBatch());
+            AssertWriterReadsBack(expected, writer, output, written => new ArrowStreamReader(written, allocator, factory, leaveOpen: false));
         }
 
         // README.md, "Parallel decode and encode".
@@ -308,6 +300,19 @@ namespace ArrowLz4Fast.Tests
         }
 
         private static byte[] WriteLz4(RecordBatch batch, bool fileFormat) => Write(batch, fileFormat, new Lz4FastCodecFactory());
+
+        /// <summary>The batch as an LZ4 IPC stream and as an LZ4 IPC file, for the snippets' <c>stream</c> and <c>fileStream</c>.</summary>
+        private static (MemoryStream Stream, MemoryStream FileStream) Lz4Inputs(RecordBatch batch) =>
+            (new MemoryStream(WriteLz4(batch, fileFormat: false)), new MemoryStream(WriteLz4(batch, fileFormat: true)));
+
+        /// <summary>Writes <paramref name="expected"/> with a snippet's writer and reads <paramref name="output"/> back through <paramref name="open"/>.</summary>
+        private static void AssertWriterReadsBack(RecordBatch expected, ArrowStreamWriter writer, MemoryStream output, Func<Stream, ArrowStreamReader> open)
+        {
+            writer.WriteRecordBatch(expected);
+            writer.WriteEnd();
+            using ArrowStreamReader check = open(new MemoryStream(output.ToArray()));
+            AssertReadsBack(expected, check.ReadNextRecordBatch());
+        }
 
         private static byte[] Write(RecordBatch batch, bool fileFormat, ICompressionCodecFactory factory)
         {
