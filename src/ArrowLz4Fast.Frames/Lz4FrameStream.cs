@@ -206,10 +206,7 @@ namespace ArrowLz4Fast.Frames
                     }
                     finally
                     {
-                        _writer?.Dispose();
-                        _reader?.Dispose();
-                        _writer = null;
-                        _reader = null;
+                        ReleaseCoder();
                         if (!_leaveOpen)
                             _stream.Dispose();
                     }
@@ -235,10 +232,7 @@ namespace ArrowLz4Fast.Frames
                 }
                 finally
                 {
-                    _writer?.Dispose();
-                    _reader?.Dispose();
-                    _writer = null;
-                    _reader = null;
+                    ReleaseCoder();
                     if (!_leaveOpen)
                         await _stream.DisposeAsync().ConfigureAwait(false);
                 }
@@ -246,6 +240,15 @@ namespace ArrowLz4Fast.Frames
             await base.DisposeAsync().ConfigureAwait(false);
         }
 #endif
+
+        /// <summary>Returns the reader's or writer's pooled buffers; the stream can no longer read or write.</summary>
+        private void ReleaseCoder()
+        {
+            _writer?.Dispose();
+            _reader?.Dispose();
+            _writer = null;
+            _reader = null;
+        }
 
         private Lz4FrameStreamReader Reader()
         {
