@@ -193,9 +193,9 @@ namespace ArrowLz4Fast.Tests
             Assert.Equal(ArrowData.ReadAll(path, new Apache.Arrow.Compression.CompressionCodecFactory()).Sum(b => (long)b.Length), rows);
         }
 
-        // README.md, "Errors", and docs/api.md, "Errors" (the same snippet).
+        // docs/api.md, "Errors".
         [Fact]
-        public void Readme_catch_with_offset()
+        public void Api_doc_catch_with_offset()
         {
             var log = new Log();
             byte[] data = TestData.Mixed(100_000, seed: 6);
