@@ -5,6 +5,7 @@ using System.IO.Compression;
 using System.Threading;
 using System.Threading.Tasks;
 using ArrowLz4Fast.Frames;
+using ArrowLz4Fast.Tests.Support;
 
 namespace ArrowLz4Fast.Fuzz
 {
@@ -30,7 +31,7 @@ namespace ArrowLz4Fast.Fuzz
             int maxChunk = rng.Next(3) switch { 0 when input.Length < (64 << 10) => 1 + rng.Next(16), 1 => 1 + rng.Next(4096), _ => input.Length + 1 };
             int maxRead = rng.Next(2) == 0 && produced < (256 << 10) ? 1 + rng.Next(64) : Math.Min(8 << 20, 2 * Math.Max(input.Length, produced) + 16);
             var output = new MemoryStream(reference.Accepts ? reference.Output!.Length : 0);
-            var inner = new ChunkedStream(input, new Random(rng.Next()), maxChunk);
+            var inner = new TrickleStream(input, new Random(rng.Next()), maxChunk, completeLater: false);
             var reads = new Random(rng.Next());
             Exception? error = oracle.Run(() =>
             {
@@ -73,45 +74,5 @@ namespace ArrowLz4Fast.Fuzz
         }
 
         private static ReadOnlySpan<byte> Written(MemoryStream output) => output.GetBuffer().AsSpan(0, (int)output.Length);
-
-        /// <summary>Hands out at most a random number of bytes per read.</summary>
-        private sealed class ChunkedStream : Stream
-        {
-            private readonly byte[] _data;
-            private readonly Random _random;
-            private readonly int _maxChunk;
-            private int _position;
-
-            public ChunkedStream(byte[] data, Random random, int maxChunk)
-            {
-                _data = data;
-                _random = random;
-                _maxChunk = maxChunk;
-            }
-
-            public override bool CanRead => true;
-            public override bool CanSeek => false;
-            public override bool CanWrite => false;
-            public override long Length => throw new NotSupportedException();
-            public override long Position { get => throw new NotSupportedException(); set => throw new NotSupportedException(); }
-            public override void Flush() { }
-            public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-            public override void SetLength(long value) => throw new NotSupportedException();
-            public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
-            public override int Read(byte[] buffer, int offset, int count) => Read(buffer.AsSpan(offset, count));
-
-            public override int Read(Span<byte> buffer)
-            {
-                int n = Math.Min(Math.Min(buffer.Length, _data.Length - _position), 1 + _random.Next(_maxChunk));
-                _data.AsSpan(_position, n).CopyTo(buffer);
-                _position += n;
-                return n;
-            }
-
-            // Completes at once: a thread-pool hop per read would put the watchdog's second at the mercy of machine load
-            // (the unit tests' TrickleStream covers reads that complete later).
-            public override ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default) =>
-                new(Read(buffer.Span));
-        }
     }
 }

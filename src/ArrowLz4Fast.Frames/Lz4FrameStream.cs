@@ -33,18 +33,15 @@ namespace ArrowLz4Fast.Frames
         /// <param name="leaveOpen">Leave <paramref name="stream"/> open when this stream is disposed.</param>
         public Lz4FrameStream(Stream stream, CompressionMode mode, bool leaveOpen)
         {
-            if (stream is null) throw new ArgumentNullException(nameof(stream));
-            _stream = stream;
+            _stream = stream ?? throw new ArgumentNullException(nameof(stream));
             _leaveOpen = leaveOpen;
             switch (mode)
             {
                 case CompressionMode.Decompress:
-                    if (!stream.CanRead) throw new ArgumentException("The stream must be readable to decompress from it.", nameof(stream));
-                    _reader = new Lz4FrameStreamReader(stream, default);
+                    _reader = new Lz4FrameStreamReader(Readable(stream), default);
                     break;
                 case CompressionMode.Compress:
-                    if (!stream.CanWrite) throw new ArgumentException("The stream must be writable to compress to it.", nameof(stream));
-                    _writer = new Lz4FrameStreamWriter(stream, default);
+                    _writer = new Lz4FrameStreamWriter(Writable(stream), default);
                     break;
                 default:
                     throw new ArgumentOutOfRangeException(nameof(mode), mode, "Not a compression mode.");
@@ -64,12 +61,8 @@ namespace ArrowLz4Fast.Frames
         /// <param name="options">Checksum verification and parallelism.</param>
         /// <param name="leaveOpen">Leave <paramref name="stream"/> open when this stream is disposed.</param>
         public Lz4FrameStream(Stream stream, Lz4FrameDecoderOptions options, bool leaveOpen)
+            : this(stream, leaveOpen, new Lz4FrameStreamReader(Readable(stream), options), writer: null)
         {
-            if (stream is null) throw new ArgumentNullException(nameof(stream));
-            if (!stream.CanRead) throw new ArgumentException("The stream must be readable to decompress from it.", nameof(stream));
-            _stream = stream;
-            _leaveOpen = leaveOpen;
-            _reader = new Lz4FrameStreamReader(stream, options);
         }
 
         /// <summary>Writes one LZ4 frame to <paramref name="stream"/>, and disposes it when disposed.</summary>
@@ -85,12 +78,30 @@ namespace ArrowLz4Fast.Frames
         /// <param name="options">Frame settings and parallelism.</param>
         /// <param name="leaveOpen">Leave <paramref name="stream"/> open when this stream is disposed.</param>
         public Lz4FrameStream(Stream stream, Lz4FrameEncoderOptions options, bool leaveOpen)
+            : this(stream, leaveOpen, reader: null, new Lz4FrameStreamWriter(Writable(stream), options))
+        {
+        }
+
+        private Lz4FrameStream(Stream stream, bool leaveOpen, Lz4FrameStreamReader? reader, Lz4FrameStreamWriter? writer)
+        {
+            _stream = stream;
+            _leaveOpen = leaveOpen;
+            _reader = reader;
+            _writer = writer;
+        }
+
+        private static Stream Readable(Stream stream)
+        {
+            if (stream is null) throw new ArgumentNullException(nameof(stream));
+            if (!stream.CanRead) throw new ArgumentException("The stream must be readable to decompress from it.", nameof(stream));
+            return stream;
+        }
+
+        private static Stream Writable(Stream stream)
         {
             if (stream is null) throw new ArgumentNullException(nameof(stream));
             if (!stream.CanWrite) throw new ArgumentException("The stream must be writable to compress to it.", nameof(stream));
-            _stream = stream;
-            _leaveOpen = leaveOpen;
-            _writer = new Lz4FrameStreamWriter(stream, options);
+            return stream;
         }
 
         /// <summary>The inner stream.</summary>
@@ -195,10 +206,7 @@ namespace ArrowLz4Fast.Frames
                     }
                     finally
                     {
-                        _writer?.Dispose();
-                        _reader?.Dispose();
-                        _writer = null;
-                        _reader = null;
+                        ReleaseCoder();
                         if (!_leaveOpen)
                             _stream.Dispose();
                     }
@@ -224,10 +232,7 @@ namespace ArrowLz4Fast.Frames
                 }
                 finally
                 {
-                    _writer?.Dispose();
-                    _reader?.Dispose();
-                    _writer = null;
-                    _reader = null;
+                    ReleaseCoder();
                     if (!_leaveOpen)
                         await _stream.DisposeAsync().ConfigureAwait(false);
                 }
@@ -235,6 +240,15 @@ namespace ArrowLz4Fast.Frames
             await base.DisposeAsync().ConfigureAwait(false);
         }
 #endif
+
+        /// <summary>Returns the reader's or writer's pooled buffers; the stream can no longer read or write.</summary>
+        private void ReleaseCoder()
+        {
+            _writer?.Dispose();
+            _reader?.Dispose();
+            _writer = null;
+            _reader = null;
+        }
 
         private Lz4FrameStreamReader Reader()
         {

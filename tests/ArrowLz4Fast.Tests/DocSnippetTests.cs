@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.IO;
+using System.IO.Compression;
 using System.Linq;
 using System.Text.RegularExpressions;
 using Apache.Arrow;
@@ -26,8 +27,7 @@ namespace ArrowLz4Fast.Tests
         {
             using RecordBatch expected = TestTables.Realistic(Rows, seed: 1);
             Schema schema = expected.Schema;
-            using var stream = new MemoryStream(WriteLz4(expected, fileFormat: false));
-            using var fileStream = new MemoryStream(WriteLz4(expected, fileFormat: true));
+            (MemoryStream stream, MemoryStream fileStream) = Lz4Inputs(expected);
             var output = new MemoryStream();
 
             // SNIPPET
@@ -46,10 +46,7 @@ namespace ArrowLz4Fast.Tests
 
             AssertReadsBack(expected, reader.ReadNextRecordBatch());
             AssertReadsBack(expected, file.ReadNextRecordBatch());
-            writer.WriteRecordBatch(expected);
-            writer.WriteEnd();
-            using var check = new ArrowStreamReader(new MemoryStream(output.ToArray()), factory);
-            AssertReadsBack(expected, check.ReadNextRecordBatch());
+            AssertWriterReadsBack(expected, writer, output, written => new ArrowStreamReader(written, factory));
         }
 
         // README.md, "Read and write" (the inner factory for ZSTD).
@@ -72,8 +69,7 @@ namespace ArrowLz4Fast.Tests
         {
             using RecordBatch expected = TestTables.Realistic(Rows, seed: 2);
             Schema schema = expected.Schema;
-            using var stream = new MemoryStream(WriteLz4(expected, fileFormat: false));
-            using var fileStream = new MemoryStream(WriteLz4(expected, fileFormat: true));
+            (MemoryStream stream, MemoryStream fileStream) = Lz4Inputs(expected);
             var output = new MemoryStream();
             var factory = new Lz4FastCodecFactory();
             var options = new IpcOptions { CompressionCodec = CompressionCodecType.Lz4Frame, CompressionCodecFactory = factory };
@@ -91,10 +87,7 @@ namespace ArrowLz4Fast.Tests
             AssertReadsBack(expected, file.ReadNextRecordBatch());
             using var viaContext = new ArrowStreamReader(context, new MemoryStream(stream.ToArray()));
             AssertReadsBack(expected, viaContext.ReadNextRecordBatch());
-            writer.WriteRecordBatch(expected);
-            writer.WriteEnd();
-            using var check = new ArrowStreamReader(new MemoryStream(output.ToArray()), allocator, factory, leaveOpen: false);
-            AssertReadsBack(expected, check.ReadNextRecordBatch());
+            AssertWriterReadsBack(expected, writer, output, written => new ArrowStreamReader(written, allocator, factory, leaveOpen: false));
         }
 
         // README.md, "Parallel decode and encode".
@@ -115,46 +108,12 @@ namespace ArrowLz4Fast.Tests
             AssertReadsBack(expected, reader.ReadNextRecordBatch());
         }
 
-        // README.md, "Without Arrow: the frame API".
-        [Fact]
-        public void Readme_frame_api()
-        {
-            byte[] data = TestData.Mixed(3 << 20, seed: 4);
-            byte[] destination = new byte[data.Length + 100];   // room to spare, as the README allows
-
-            // SNIPPET
-            // One frame of independent blocks; false when it does not fit. contentSize: true writes the content size field.
-            var options = new Lz4FrameEncoderOptions(blockSize: 1 << 20, level: 0, contentChecksum: true, contentSize: true,
-                parallelism: Lz4Parallelism.AllCores);                      // the frame API's default is one thread
-            byte[] frame = new byte[Lz4FrameEncoder.GetMaxEncodedLength(data.Length, options)];
-            bool fits = Lz4FrameEncoder.TryEncode(data, frame, out int frameLength, options);
-
-            // false on any failure (too small, malformed, a dictionary frame), as BrotliDecoder.TryDecompress.
-            bool done = Lz4FrameDecoder.TryDecode(frame.AsSpan(0, frameLength), destination, out int written);
-
-            // Or with a status (Done, DestinationTooSmall, DictionaryRequired); malformed input throws InvalidDataException.
-            Lz4FrameDecodeStatus status = Lz4FrameDecoder.Decode(frame.AsSpan(0, frameLength), destination, out int consumed, out written);
-
-            // Walk a frame token by token with exact positions, like Utf8JsonReader.
-            var reader = new Lz4FrameReader(frame.AsSpan(0, frameLength));
-            while (reader.Read())
-                Console.WriteLine($"{reader.TokenType} at {reader.TokenStartIndex}");
-            // SNIPPET END
-
-            Assert.True(fits);
-            Assert.True(done);
-            Assert.Equal(Lz4FrameDecodeStatus.Done, status);
-            Assert.Equal(frameLength, consumed);
-            Assert.Equal(data.Length, written);
-            Assert.True(data.AsSpan().SequenceEqual(destination.AsSpan(0, written)));
-        }
-
-        // src/ArrowLz4Fast.Frames/README.md (the package's own readme).
+        // src/ArrowLz4Fast.Frames/README.md (the package's own readme), and README.md, "Without Arrow" (its first half).
         [Fact]
         public void Frames_readme_frame_api()
         {
             byte[] data = TestData.Mixed(300_000, seed: 5);
-            byte[] destination = new byte[data.Length];
+            byte[] destination = new byte[data.Length + 100];   // room to spare, as both readmes allow
 
             // SNIPPET
             // One frame of independent blocks; false when it does not fit. contentSize: true writes the content size field.
@@ -177,12 +136,66 @@ namespace ArrowLz4Fast.Tests
             Assert.True(fits && done);
             Assert.Equal(Lz4FrameDecodeStatus.Done, status);
             Assert.Equal(frameLength, consumed);
+            Assert.Equal(data.Length, written);
             Assert.True(data.AsSpan().SequenceEqual(destination.AsSpan(0, written)));
         }
 
-        // README.md, "Errors", and docs/api.md, "Errors" (the same snippet).
+        // README.md, "Without Arrow: frames and streams" (the streams).
         [Fact]
-        public void Readme_catch_with_offset()
+        public void Readme_frame_stream_and_framed_arrow()
+        {
+            byte[] payload = TestData.Mixed(1 << 20, seed: 9);
+            string path = Path.Combine(Path.GetTempPath(), $"readme-doc-{Environment.ProcessId}.lz4");
+            File.WriteAllBytes(path, FrameStreamReadTests.Encode(payload, default));
+            var destination = new MemoryStream();
+            byte[] ipc = FramedArrowTests.Uncompressed(Corpus.Committed("ipc/pyarrow/tiny_batches.arrows"));
+            Stream responseStream = new MemoryStream(FrameStreamReadTests.Encode(ipc, default));
+            try
+            {
+                // SNIPPET
+                using (var lz4 = new Lz4FrameStream(File.OpenRead(path), CompressionMode.Decompress))
+                    lz4.CopyTo(destination);
+
+                using ArrowStreamReader reader = Lz4FramedArrow.CreateStreamReader(responseStream);   // then read it as any other
+                // SNIPPET END
+
+                Assert.Equal(payload, destination.ToArray());
+                long rows = 0;
+                while (reader.ReadNextRecordBatch() is RecordBatch batch)
+                {
+                    using (batch)
+                        rows += batch.Length;
+                }
+                Assert.Equal(10_000, rows);
+            }
+            finally
+            {
+                File.Delete(path);
+            }
+        }
+
+        // README.md, "Parallel read of IPC streams".
+        [Fact]
+        public void Readme_parallel_read()
+        {
+            string path = Corpus.Committed("ipc/pyarrow/strings.arrows");
+
+            // SNIPPET
+            using var reader = new ArrowStreamReader(new IpcDecompressingStream(File.OpenRead(path)), SlabMemoryAllocator.Shared);
+            // SNIPPET END
+
+            long rows = 0;
+            while (reader.ReadNextRecordBatch() is RecordBatch batch)
+            {
+                using (batch)
+                    rows += batch.Length;
+            }
+            Assert.Equal(ArrowData.ReadAll(path, new Apache.Arrow.Compression.CompressionCodecFactory()).Sum(b => (long)b.Length), rows);
+        }
+
+        // docs/api.md, "Errors".
+        [Fact]
+        public void Api_doc_catch_with_offset()
         {
             var log = new Log();
             byte[] data = TestData.Mixed(100_000, seed: 6);
@@ -216,7 +229,7 @@ namespace ArrowLz4Fast.Tests
             // SNIPPET
             var factory = new Lz4FastCodecFactory(new Lz4FastOptions
             {
-                MaxDegreeOfParallelism = -1,        // default: every core (Environment.ProcessorCount); 1 = one thread, as before
+                MaxDegreeOfParallelism = -1,        // default: every core (Environment.ProcessorCount); 1 = one thread
                 MinimumParallelLength = 256 << 10,  // default: buffers under 256 KiB stay on the calling thread
             });
 
@@ -287,6 +300,19 @@ namespace ArrowLz4Fast.Tests
         }
 
         private static byte[] WriteLz4(RecordBatch batch, bool fileFormat) => Write(batch, fileFormat, new Lz4FastCodecFactory());
+
+        /// <summary>The batch as an LZ4 IPC stream and as an LZ4 IPC file, for the snippets' <c>stream</c> and <c>fileStream</c>.</summary>
+        private static (MemoryStream Stream, MemoryStream FileStream) Lz4Inputs(RecordBatch batch) =>
+            (new MemoryStream(WriteLz4(batch, fileFormat: false)), new MemoryStream(WriteLz4(batch, fileFormat: true)));
+
+        /// <summary>Writes <paramref name="expected"/> with a snippet's writer and reads <paramref name="output"/> back through <paramref name="open"/>.</summary>
+        private static void AssertWriterReadsBack(RecordBatch expected, ArrowStreamWriter writer, MemoryStream output, Func<Stream, ArrowStreamReader> open)
+        {
+            writer.WriteRecordBatch(expected);
+            writer.WriteEnd();
+            using ArrowStreamReader check = open(new MemoryStream(output.ToArray()));
+            AssertReadsBack(expected, check.ReadNextRecordBatch());
+        }
 
         private static byte[] Write(RecordBatch batch, bool fileFormat, ICompressionCodecFactory factory)
         {

@@ -149,7 +149,7 @@ namespace ArrowLz4Fast.Tests
             byte[] payload = TestData.Mixed(6 << 20, seed: 11);
             foreach (string flags in new[] { "-B7 -BI", "-B4 -BD", "-B5 -BD --content-size", "-B6 -BI --no-frame-crc -BX" })
             {
-                byte[] frame = CliFrames.Compress(payload, flags);
+                byte[] frame = ReferenceCli.Compress(payload, flags);
                 using var stream = new Lz4FrameStream(new TrickleStream(frame, 5, 100_000), CompressionMode.Decompress);
                 FrameOutcome actual = FrameStreams.ReadAll(stream, 5, async: false);
                 Assert.Null(actual.Error);

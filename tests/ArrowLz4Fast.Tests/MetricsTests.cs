@@ -18,23 +18,7 @@ namespace ArrowLz4Fast.Tests
         {
             List<(byte[] Frame, int Length, string Sha256)> buffers = CorpusBuffers.Of("ipc/pyarrow/strings.arrows");
             var totals = new Dictionary<string, long>();
-            using var listener = new MeterListener();
-            listener.InstrumentPublished = (instrument, l) =>
-            {
-                if (instrument.Meter.Name == ArrowLz4FastMetrics.MeterName)
-                    l.EnableMeasurementEvents(instrument);
-            };
-            int thread = Environment.CurrentManagedThreadId;
-            listener.SetMeasurementEventCallback<long>((instrument, value, tags, _) =>
-            {
-                if (Environment.CurrentManagedThreadId != thread)
-                    return;
-                string key = instrument.Name;
-                foreach (KeyValuePair<string, object?> tag in tags)
-                    key += $"|{tag.Key}={tag.Value}";
-                totals[key] = totals.GetValueOrDefault(key) + value;
-            });
-            listener.Start();
+            using MeterListener listener = ListenOnThisThread(totals, withTags: true);
 
             using var codec = new Lz4FastCodec();
             long bytes = 0;
@@ -57,19 +41,7 @@ namespace ArrowLz4Fast.Tests
         public void The_writer_counts_frames_and_buffers_left_raw()
         {
             var totals = new Dictionary<string, long>();
-            using var listener = new MeterListener();
-            listener.InstrumentPublished = (instrument, l) =>
-            {
-                if (instrument.Meter.Name == ArrowLz4FastMetrics.MeterName)
-                    l.EnableMeasurementEvents(instrument);
-            };
-            int thread = Environment.CurrentManagedThreadId;
-            listener.SetMeasurementEventCallback<long>((instrument, value, _, _) =>
-            {
-                if (Environment.CurrentManagedThreadId == thread)
-                    totals[instrument.Name] = totals.GetValueOrDefault(instrument.Name) + value;
-            });
-            listener.Start();
+            using MeterListener listener = ListenOnThisThread(totals, withTags: false);
 
             using var codec = new Lz4FastCodec();
             byte[] compressible = new byte[100_000];
@@ -80,6 +52,35 @@ namespace ArrowLz4Fast.Tests
 
             Assert.Equal(1, totals.GetValueOrDefault(ArrowLz4FastMetrics.CompressCounterName));
             Assert.Equal(1, totals.GetValueOrDefault(ArrowLz4FastMetrics.CompressDeclinedCounterName));
+        }
+
+        /// <summary>
+        /// Sums the package's measurements recorded on the calling thread into <paramref name="totals"/>, keyed by
+        /// instrument name (and <c>|tag=value</c> for each tag when <paramref name="withTags"/>).
+        /// </summary>
+        private static MeterListener ListenOnThisThread(Dictionary<string, long> totals, bool withTags)
+        {
+            var listener = new MeterListener();
+            listener.InstrumentPublished = (instrument, l) =>
+            {
+                if (instrument.Meter.Name == ArrowLz4FastMetrics.MeterName)
+                    l.EnableMeasurementEvents(instrument);
+            };
+            int thread = Environment.CurrentManagedThreadId;
+            listener.SetMeasurementEventCallback<long>((instrument, value, tags, _) =>
+            {
+                if (Environment.CurrentManagedThreadId != thread)
+                    return;
+                string key = instrument.Name;
+                if (withTags)
+                {
+                    foreach (KeyValuePair<string, object?> tag in tags)
+                        key += $"|{tag.Key}={tag.Value}";
+                }
+                totals[key] = totals.GetValueOrDefault(key) + value;
+            });
+            listener.Start();
+            return listener;
         }
     }
 }
