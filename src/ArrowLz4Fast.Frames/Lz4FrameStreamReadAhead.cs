@@ -10,8 +10,8 @@ namespace ArrowLz4Fast.Frames
     /// first blocks go straight into the caller's buffer, one block maximum apart; the rest into the reader's windows,
     /// one block each. The blocks kept are the leading ones up to the first that fails (bad block checksum, corrupt
     /// data): that one is left to the reader's sequential code, which throws its own exception once the caller's reads
-    /// reach it. A short block in the caller's buffer with another block placed after it there ends the kept blocks
-    /// too (that one would leave a gap); the blocks after it are decoded again later.
+    /// reach it. A block in the caller's buffer that decodes short (a frame need not fill its blocks) leaves a gap
+    /// before the next one: the blocks after it are moved down behind it as they are taken, in order.
     /// </summary>
     internal sealed unsafe class Lz4FrameStreamReadAhead : Lz4ParallelJob
     {
@@ -26,6 +26,7 @@ namespace ArrowLz4Fast.Frames
         private XXH32.State _contentHash;
         private int _checked;
         private int _keep;
+        private int _directEnd;
 
         /// <summary>
         /// Decodes <paramref name="count"/> blocks that start at <paramref name="position"/> in <paramref name="input"/>
@@ -67,6 +68,7 @@ namespace ArrowLz4Fast.Frames
                     job._contentHash = contentHash;
                     job._checked = 0;
                     job._keep = count;
+                    job._directEnd = 0;
                     job.Run(Math.Min(degree, count) - 1);
                 }
 
@@ -74,17 +76,10 @@ namespace ArrowLz4Fast.Frames
                 Lz4FramesEventSource log = Lz4FramesEventSource.Log;
                 if (log.IsEnabled())
                     log.ParallelDecode(count, kept);
-                directWritten = 0;
-                end = position;
-                for (int i = 0; i < kept; i++)
-                {
-                    ref Block block = ref job._blocks[i];
-                    if (i < direct)
-                        directWritten = i * blockMaximum + block.Decoded;
-                    else
-                        windowLengths[i - direct] = block.Decoded;
-                    end = block.End;
-                }
+                directWritten = job._directEnd;
+                end = kept > 0 ? job._blocks[kept - 1].End : position;
+                for (int i = direct; i < kept; i++)
+                    windowLengths[i - direct] = job._blocks[i].Decoded;
                 if (kept > 0)
                     contentHash = job._contentHash;
                 return kept;
@@ -149,22 +144,27 @@ namespace ArrowLz4Fast.Frames
                 Stop();
                 return false;
             }
-            if (_hashContent)
-                XXH32.Update(ref _contentHash, Output(index, block.Decoded));
-            _checked = index + 1;
-            if (index + 1 < _direct && block.Decoded != _blockMaximum)
+            ReadOnlySpan<byte> output;
+            if (index < _direct)
             {
-                _keep = index + 1;
-                Stop();
-                return false;
+                // Blocks before it are taken (so not written any more), and it is done: moving it down touches neither
+                // a block that is running nor anything past its own place.
+                var placed = new Span<byte>(_destination + _directEnd, block.Decoded);
+                long at = (long)index * _blockMaximum;
+                if (at != _directEnd)
+                    new ReadOnlySpan<byte>(_destination + at, block.Decoded).CopyTo(placed);
+                _directEnd += block.Decoded;
+                output = placed;
             }
+            else
+            {
+                output = new ReadOnlySpan<byte>(_windows[index - _direct], 0, block.Decoded);
+            }
+            if (_hashContent)
+                XXH32.Update(ref _contentHash, output);
+            _checked = index + 1;
             return true;
         }
-
-        private ReadOnlySpan<byte> Output(int index, int length) =>
-            index < _direct
-                ? new ReadOnlySpan<byte>(_destination + (long)index * _blockMaximum, length)
-                : new ReadOnlySpan<byte>(_windows[index - _direct], 0, length);
 
         protected override void AfterCallerBlock()
         {

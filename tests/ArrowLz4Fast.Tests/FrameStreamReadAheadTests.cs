@@ -88,6 +88,32 @@ namespace ArrowLz4Fast.Tests
             }
         }
 
+        [Fact]
+        public void Short_blocks_read_with_read_ahead()
+        {
+            // The parallel encoder cuts a source of one block into equal pieces: short blocks, several to a block
+            // maximum, which read-ahead places a block maximum apart in the caller's buffer and moves together.
+            byte[] payload = CorpusPayload(3 << 20);
+            byte[] frame = FrameStreamReadTests.Encode(payload, new Lz4FrameEncoderOptions(blockSize: 4 << 20, contentChecksum: true, parallelism: new Lz4Parallelism(4, 1)));
+            var reader = new Lz4FrameReader(frame);
+            int blocks = 0;
+            while (reader.Read())
+                blocks += reader.TokenType == Lz4FrameTokenType.Block ? 1 : 0;
+            Assert.True(blocks >= 2, $"{blocks} blocks");
+            byte[] input = frame.Concat(frame).Concat(frame).Concat(frame).ToArray();
+            byte[] expected = payload.Concat(payload).Concat(payload).Concat(payload).ToArray();
+            foreach (int read in new[] { 16 << 20, 9 << 20, 5 << 20, 100_000 })
+            {
+                using var stream = new Lz4FrameStream(new MemoryStream(input), Degree8);
+                var buffer = new byte[read];
+                var output = new MemoryStream();
+                int n;
+                while ((n = stream.Read(buffer, 0, buffer.Length)) > 0)
+                    output.Write(buffer, 0, n);
+                Assert.True(expected.AsSpan().SequenceEqual(output.ToArray()), $"reads of {read}");
+            }
+        }
+
         [Theory]
         [InlineData(4 << 20, true)]
         [InlineData(4 << 20, false)]
