@@ -95,6 +95,7 @@ namespace ArrowLz4Fast.Frames
         {
             _stream = stream;
             _verify = options.VerifyChecksums;
+            // A batch uses at most this many threads, so more windows than that would not be decoded at once.
             _degree = Math.Min(options.Parallelism.MaxDegreeOfParallelism, Lz4ParallelTiming.MaxWorkItemsPerCall + 1);
             _minimumParallelLength = options.Parallelism.MinimumLength;
             _input = ArrayPool<byte>.Shared.Rent(InitialInputSize);
@@ -642,6 +643,12 @@ namespace ArrowLz4Fast.Frames
             _inEnd = available;
         }
 
+        /// <summary>
+        /// The room a fill makes: what the next token needs, or with read-ahead the whole buffer (the buffered bytes move
+        /// to its front), so that what the inner stream has for one read can complete the blocks after that token too.
+        /// </summary>
+        private int FillRoom(int need) => _inFrame && ReadsAhead ? Math.Max(need, _input.Length) : need;
+
         private void Fill(int need)
         {
             if (need == DrainToEnd)
@@ -657,7 +664,7 @@ namespace ArrowLz4Fast.Frames
             }
             if (Available == 0)
                 _inStart = _inEnd = 0;
-            MakeRoom(need);
+            MakeRoom(FillRoom(need));
             while (Available < need)
             {
                 int n = _stream.Read(_input, _inEnd, _input.Length - _inEnd);
@@ -687,7 +694,7 @@ namespace ArrowLz4Fast.Frames
             }
             if (Available == 0)
                 _inStart = _inEnd = 0;
-            MakeRoom(need);
+            MakeRoom(FillRoom(need));
             while (Available < need)
             {
                 int n = await ReadInnerAsync(_inEnd, _input.Length - _inEnd, cancellationToken).ConfigureAwait(false);
