@@ -26,8 +26,8 @@ namespace ArrowLz4Fast.Frames
     /// caller's buffer straight into it, and up to the degree of parallelism more into pooled windows, one block each,
     /// which later reads serve first. It goes ahead only when those blocks' block maximums add up to the options'
     /// minimum parallel length. The inner stream is never read for read-ahead: it is read, as without read-ahead, only
-    /// when the token the caller's read needs is incomplete, each read asking for the free space of the input buffer,
-    /// which a frame with read-ahead sizes to hold the degree of parallelism in block maximums. A block that fails is
+    /// while the token the caller's read needs is incomplete; with read-ahead each such read asks for the whole input
+    /// buffer past the buffered bytes, and the buffer holds the degree of parallelism in block maximums. A block that fails is
     /// not kept: the sequential code decodes it again, and throws, when the reads reach it.
     /// </para>
     /// </remarks>

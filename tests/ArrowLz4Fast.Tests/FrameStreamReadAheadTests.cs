@@ -19,7 +19,7 @@ namespace ArrowLz4Fast.Tests
         public static readonly Lz4FrameDecoderOptions Degree2 = new(verifyChecksums: true, new Lz4Parallelism(2, 1));
         public static readonly Lz4FrameDecoderOptions Degree8 = new(verifyChecksums: true, new Lz4Parallelism(8, 1));
 
-        public static IEnumerable<object[]> Files() => FrameStreamReadTests.Files();
+        public static IEnumerable<object[]> Files() => FrameStreams.AllFrameFiles().Select(f => new object[] { f });
 
         [Theory]
         [MemberData(nameof(Files))]
@@ -73,7 +73,7 @@ namespace ArrowLz4Fast.Tests
         public void Large_independent_block_frames_read_with_read_ahead_in_any_sizes(int blockSize, bool checksums, bool contentSize)
         {
             byte[] payload = CorpusPayload(13 << 20);
-            byte[] frame = FrameStreamReadTests.Encode(payload, new Lz4FrameEncoderOptions(blockSize: blockSize, contentChecksum: checksums, blockChecksum: checksums, contentSize: contentSize));
+            byte[] frame = Encode(payload, new Lz4FrameEncoderOptions(blockSize: blockSize, contentChecksum: checksums, blockChecksum: checksums, contentSize: contentSize));
             // Two frames back to back: the read-ahead state starts over at a frame.
             byte[] input = frame.Concat(frame).ToArray();
             byte[] expected = payload.Concat(payload).ToArray();
@@ -94,7 +94,7 @@ namespace ArrowLz4Fast.Tests
             // The parallel encoder cuts a source of one block into equal pieces: short blocks, several to a block
             // maximum, which read-ahead places a block maximum apart in the caller's buffer and moves together.
             byte[] payload = CorpusPayload(3 << 20);
-            byte[] frame = FrameStreamReadTests.Encode(payload, new Lz4FrameEncoderOptions(blockSize: 4 << 20, contentChecksum: true, parallelism: new Lz4Parallelism(4, 1)));
+            byte[] frame = Encode(payload, new Lz4FrameEncoderOptions(blockSize: 4 << 20, contentChecksum: true, parallelism: new Lz4Parallelism(4, 1)));
             var reader = new Lz4FrameReader(frame);
             int blocks = 0;
             while (reader.Read())
@@ -122,7 +122,7 @@ namespace ArrowLz4Fast.Tests
         public void A_corrupt_block_in_the_middle_is_reported_after_the_bytes_before_it(int blockSize, bool blockChecksum)
         {
             byte[] payload = CorpusPayload(12 << 20);
-            byte[] frame = FrameStreamReadTests.Encode(payload, new Lz4FrameEncoderOptions(blockSize: blockSize, blockChecksum: blockChecksum, contentChecksum: true));
+            byte[] frame = Encode(payload, new Lz4FrameEncoderOptions(blockSize: blockSize, blockChecksum: blockChecksum, contentChecksum: true));
             int corrupt = payload.Length / blockSize / 2;
             (int at, int length) = BlockData(frame, corrupt);
             // Literal-length bytes of 255 to its end: the block reads past its input.
@@ -177,7 +177,7 @@ namespace ArrowLz4Fast.Tests
         public void A_truncated_inner_stream_is_reported_after_the_bytes_before_the_cut(int blockSize)
         {
             byte[] payload = CorpusPayload(10 << 20);
-            byte[] frame = FrameStreamReadTests.Encode(payload, new Lz4FrameEncoderOptions(blockSize: blockSize, contentChecksum: true));
+            byte[] frame = Encode(payload, new Lz4FrameEncoderOptions(blockSize: blockSize, contentChecksum: true));
             int cutBlock = payload.Length / blockSize / 2;
             byte[] cut = frame.AsSpan(0, BlockData(frame, cutBlock).Offset + 100).ToArray();
             FrameOutcome expected = FrameStreams.Reference(cut);
@@ -212,7 +212,7 @@ namespace ArrowLz4Fast.Tests
         public void Read_ahead_decodes_blocks_on_several_threads()
         {
             byte[] payload = CorpusPayload(16 << 20);
-            byte[] frame = FrameStreamReadTests.Encode(payload, new Lz4FrameEncoderOptions(blockSize: 4 << 20));
+            byte[] frame = Encode(payload, new Lz4FrameEncoderOptions(blockSize: 4 << 20));
             using var events = new FramesEvents();
             foreach (int read in new[] { 4 << 20, 80 << 10 })
             {
@@ -244,7 +244,7 @@ namespace ArrowLz4Fast.Tests
         public void Blocks_below_the_minimum_parallel_length_are_not_read_ahead()
         {
             byte[] payload = CorpusPayload(4 << 20);
-            byte[] frame = FrameStreamReadTests.Encode(payload, new Lz4FrameEncoderOptions(blockSize: 64 << 10));
+            byte[] frame = Encode(payload, new Lz4FrameEncoderOptions(blockSize: 64 << 10));
             using var events = new FramesEvents();
             // Two 64 KiB blocks are less than the default minimum of 256 KiB: 80 KiB reads never go ahead.
             using (var stream = new Lz4FrameStream(new MemoryStream(frame), new Lz4FrameDecoderOptions(parallelism: new Lz4Parallelism(2))))
@@ -255,6 +255,13 @@ namespace ArrowLz4Fast.Tests
                 }
             }
             Assert.Empty(events.OnThisThread(FramesEvents.ParallelDecode));
+        }
+
+        private static byte[] Encode(byte[] payload, Lz4FrameEncoderOptions options)
+        {
+            var frame = new byte[Lz4FrameEncoder.GetMaxEncodedLength(payload.Length, options)];
+            Assert.True(Lz4FrameEncoder.TryEncode(payload, frame, out int written, options));
+            return frame.AsSpan(0, written).ToArray();
         }
 
         /// <summary>Where block <paramref name="index"/>'s data is in a one-frame input.</summary>
