@@ -89,6 +89,31 @@ namespace ArrowLz4Fast.Tests
         }
 
         [Fact]
+        public void Read_ahead_writes_only_the_callers_slice_and_whatever_it_held()
+        {
+            byte[] payload = CorpusPayload(10 << 20);
+            byte[] frame = Encode(payload, new Lz4FrameEncoderOptions(blockSize: 1 << 20, blockChecksum: true));
+            var random = new Random(5);
+            foreach (byte fill in new byte[] { 0x00, 0xA5, 0xFF })
+            {
+                using var stream = new Lz4FrameStream(new MemoryStream(frame), Degree8);
+                var output = new MemoryStream();
+                while (true)
+                {
+                    int size = FrameStreams.RandomSize(random, 6 << 20);
+                    var buffer = new byte[size + 64];
+                    buffer.AsSpan().Fill(fill);
+                    int n = stream.Read(buffer.AsSpan(32, size));
+                    Assert.True(buffer.AsSpan(0, 32).ToArray().All(b => b == fill) && buffer.AsSpan(32 + size).ToArray().All(b => b == fill), $"a read of {size} wrote outside its slice");
+                    if (n == 0)
+                        break;
+                    output.Write(buffer, 32, n);
+                }
+                Assert.True(payload.AsSpan().SequenceEqual(output.ToArray()), $"buffers filled with {fill:X2}");
+            }
+        }
+
+        [Fact]
         public void Short_blocks_read_with_read_ahead()
         {
             // The parallel encoder cuts a source of one block into equal pieces: short blocks, several to a block
