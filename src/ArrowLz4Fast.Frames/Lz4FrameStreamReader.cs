@@ -27,8 +27,8 @@ namespace ArrowLz4Fast.Frames
     /// which later reads serve first. It goes ahead only when those blocks' block maximums add up to the options'
     /// minimum parallel length. The inner stream is never read for read-ahead: it is read, as without read-ahead, only
     /// while the token the caller's read needs is incomplete; with read-ahead each such read asks for the whole input
-    /// buffer past the buffered bytes, and the buffer holds the degree of parallelism in block maximums. A block that fails is
-    /// not kept: the sequential code decodes it again, and throws, when the reads reach it.
+    /// buffer past the buffered bytes, and the buffer holds the degree of parallelism in block maximums. A block that
+    /// fails is not kept: the sequential code decodes it again, and throws, when the reads reach it.
     /// </para>
     /// </remarks>
     internal sealed class Lz4FrameStreamReader : IDisposable
@@ -60,6 +60,10 @@ namespace ArrowLz4Fast.Frames
         // A linked frame's history ends at _historyEnd in _window.
         private byte[]? _window;
         private byte[]? _pendingBuffer;
+        private int _pendingStart;
+        private int _pendingEnd;
+        private int _historyEnd;
+        private int _historyLength;
 
         // Read-ahead windows: _aheadWindows[0] is _window while they are in use, the others are this reader's. Windows
         // _aheadNext.._aheadCount hold blocks decoded ahead, _aheadLengths bytes each, served after the pending output.
@@ -67,10 +71,6 @@ namespace ArrowLz4Fast.Frames
         private int[]? _aheadLengths;
         private int _aheadNext;
         private int _aheadCount;
-        private int _pendingStart;
-        private int _pendingEnd;
-        private int _historyEnd;
-        private int _historyLength;
 
         // Where, in the caller's buffer of the current call, output decoded straight into it starts; -1 when none.
         private int _directStart = -1;
