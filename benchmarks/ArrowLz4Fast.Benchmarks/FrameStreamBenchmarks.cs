@@ -26,7 +26,10 @@ namespace ArrowLz4Fast.Benchmarks
     /// (Lz4FramedArrow.CreateStreamReader, SlabMemoryAllocator), and the span API (DecodeToOwner, ArrowStreamReader
     /// over the pooled bytes). "decode" is plain decode throughput: K4os LZ4Stream, Lz4FrameStream read in 80 KiB
     /// (Stream.CopyTo's size, every block through the window) and 4 MiB reads (blocks decoded in place), the span
-    /// decoder into a preallocated destination, and native liblz4 LZ4F_decompress as the ceiling.
+    /// decoder into a preallocated destination, and native liblz4 LZ4F_decompress as the ceiling. "parallel-4MiB-reads"
+    /// and "parallel-80KiB-reads" are Lz4FrameStream's read-ahead: the same reads with options of one thread (the
+    /// baseline) and of two (the 4 MiB independent blocks decoded ahead on a helper thread; B4D's linked blocks never go
+    /// ahead), so each category's ratio is the 2-core/1-core speed-up.
     /// </summary>
     [MemoryDiagnoser]
     [GroupBenchmarksBy(BenchmarkLogicalGroupRule.ByCategory, BenchmarkLogicalGroupRule.ByParams)]
@@ -38,6 +41,9 @@ namespace ArrowLz4Fast.Benchmarks
         private byte[] _readBuffer = null!;
         private MemoryStream _copy = null!;
         private NativeLz4F? _native;
+
+        private static readonly Lz4FrameDecoderOptions OneThread = new(parallelism: new Lz4Parallelism(1));
+        private static readonly Lz4FrameDecoderOptions TwoThreads = new(parallelism: new Lz4Parallelism(2));
 
         /// <summary>B7I: 4 MiB independent blocks; +size: content size; +crc: content checksum; B4D: 64 KiB linked blocks.</summary>
         [Params("B7I", "B7I+size", "B7I+crc", "B4D")]
@@ -128,6 +134,18 @@ namespace ArrowLz4Fast.Benchmarks
 
         [Benchmark, BenchmarkCategory("decode")]
         public long Native_LZ4F() => _native?.Decode(_frame, _destination) ?? 0;
+
+        [Benchmark(Baseline = true), BenchmarkCategory("parallel-4MiB-reads")]
+        public long Stream_4MiB_reads_1_thread() => Drain(new Lz4FrameStream(new MemoryStream(_frame, writable: false), OneThread), 4 << 20);
+
+        [Benchmark, BenchmarkCategory("parallel-4MiB-reads")]
+        public long Stream_4MiB_reads_2_threads() => Drain(new Lz4FrameStream(new MemoryStream(_frame, writable: false), TwoThreads), 4 << 20);
+
+        [Benchmark(Baseline = true), BenchmarkCategory("parallel-80KiB-reads")]
+        public long Stream_80KiB_reads_1_thread() => Drain(new Lz4FrameStream(new MemoryStream(_frame, writable: false), OneThread), 81920);
+
+        [Benchmark, BenchmarkCategory("parallel-80KiB-reads")]
+        public long Stream_80KiB_reads_2_threads() => Drain(new Lz4FrameStream(new MemoryStream(_frame, writable: false), TwoThreads), 81920);
 
         private long Drain(Stream stream, int readSize)
         {

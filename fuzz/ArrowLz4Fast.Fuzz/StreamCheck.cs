@@ -12,7 +12,8 @@ namespace ArrowLz4Fast.Fuzz
     /// <summary>
     /// <c>--stream</c>: each mutant read through <see cref="Lz4FrameStream"/> with random read sizes over an inner stream
     /// that hands out random chunks, sync or async, and compared with liblz4 (accepts, bytes) and with the one-shot span
-    /// decoder <see cref="Lz4FrameDecoder.DecodeToOwner"/> (the same bytes, or the same exception type and message).
+    /// decoder <see cref="Lz4FrameDecoder.DecodeToOwner"/> (the same bytes, or the same exception type and message);
+    /// half of them with read-ahead (parallel decoder options).
     /// </summary>
     internal static class StreamCheck
     {
@@ -26,6 +27,9 @@ namespace ArrowLz4Fast.Fuzz
             });
 
             bool async = rng.Next(4) == 0;
+            // Half the reads with read-ahead on any two buffered blocks, on 2 to 4 threads.
+            int degree = rng.Next(2) == 0 ? 1 : 2 + rng.Next(3);
+            var options = new Lz4FrameDecoderOptions(verifyChecksums: true, degree == 1 ? default : new Lz4Parallelism(degree, 1));
             // Byte-sized reads and chunks only where they stay well under the watchdog's second on a loaded machine.
             int produced = reference.Accepts ? reference.Output!.Length : reference.PartialLength;
             int maxChunk = rng.Next(3) switch { 0 when input.Length < (64 << 10) => 1 + rng.Next(16), 1 => 1 + rng.Next(4096), _ => input.Length + 1 };
@@ -35,7 +39,7 @@ namespace ArrowLz4Fast.Fuzz
             var reads = new Random(rng.Next());
             Exception? error = oracle.Run(() =>
             {
-                using var stream = new Lz4FrameStream(inner, CompressionMode.Decompress);
+                using var stream = new Lz4FrameStream(inner, options);
                 byte[] buffer = new byte[maxRead];
                 while (true)
                 {
@@ -46,7 +50,7 @@ namespace ArrowLz4Fast.Fuzz
                     output.Write(buffer, 0, n);
                 }
             });
-            string call = $"stream ({(async ? "async" : "sync")}, reads of 1..{maxRead}, inner chunks of 1..{maxChunk})";
+            string call = $"stream ({(async ? "async" : "sync")}, degree {degree}, reads of 1..{maxRead}, inner chunks of 1..{maxChunk})";
 
             if (error is not null && !(error is InvalidDataException { InnerException: Lz4FrameException }) && !(error is NotSupportedException && error.Message.Contains("dictionary", StringComparison.Ordinal)))
                 verdict.Add("wrong-exception-type", $"{call} threw {error.GetType().FullName}: {error.Message}");

@@ -15,7 +15,8 @@ namespace ArrowLz4Fast.Frames
         /// Structure and sizes are validated either way, and nothing is ever written outside the destination.
         /// </param>
         /// <param name="parallelism">
-        /// Threads for frames with independent blocks; <see langword="default"/> (<see cref="Lz4Parallelism.Sequential"/>)
+        /// Threads for frames with independent blocks (the span decoder's parallel decode, and
+        /// <see cref="Lz4FrameStream"/>'s read-ahead); <see langword="default"/> (<see cref="Lz4Parallelism.Sequential"/>)
         /// decodes on the calling thread only.
         /// </param>
         public Lz4FrameDecoderOptions(bool verifyChecksums = true, Lz4Parallelism parallelism = default)

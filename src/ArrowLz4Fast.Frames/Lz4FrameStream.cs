@@ -50,7 +50,10 @@ namespace ArrowLz4Fast.Frames
 
         /// <summary>Decodes the LZ4 frames <paramref name="stream"/> holds, and disposes it when disposed.</summary>
         /// <param name="stream">The stream of LZ4 frames.</param>
-        /// <param name="options">Checksum verification and parallelism.</param>
+        /// <param name="options">
+        /// Checksum verification, and parallelism: with more than one thread, complete blocks of independent-block
+        /// frames that the inner stream has already delivered are decoded ahead on helper threads (docs/streams.md).
+        /// </param>
         public Lz4FrameStream(Stream stream, Lz4FrameDecoderOptions options)
             : this(stream, options, leaveOpen: false)
         {
@@ -58,7 +61,10 @@ namespace ArrowLz4Fast.Frames
 
         /// <summary>Decodes the LZ4 frames <paramref name="stream"/> holds.</summary>
         /// <param name="stream">The stream of LZ4 frames.</param>
-        /// <param name="options">Checksum verification and parallelism.</param>
+        /// <param name="options">
+        /// Checksum verification, and parallelism: with more than one thread, complete blocks of independent-block
+        /// frames that the inner stream has already delivered are decoded ahead on helper threads (docs/streams.md).
+        /// </param>
         /// <param name="leaveOpen">Leave <paramref name="stream"/> open when this stream is disposed.</param>
         public Lz4FrameStream(Stream stream, Lz4FrameDecoderOptions options, bool leaveOpen)
             : this(stream, leaveOpen, new Lz4FrameStreamReader(Readable(stream), options), writer: null)

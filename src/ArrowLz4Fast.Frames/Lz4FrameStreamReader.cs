@@ -19,6 +19,17 @@ namespace ArrowLz4Fast.Frames
     /// buffer. A block whose block maximum fits in the caller's buffer is decoded straight into it; other blocks are
     /// decoded into one pooled window and copied out as the caller reads. Linked frames keep their last 64 KiB of
     /// output at the front of the window as the prefix of the next block decoded there.
+    /// <para>
+    /// Read-ahead (frames with independent blocks, when the options' parallelism allows more than one thread): when
+    /// the next block is due and the input buffer already holds several complete blocks, they are decoded at once on
+    /// the calling thread and helper threads (<see cref="Lz4FrameStreamReadAhead"/>): as many as fit whole in the
+    /// caller's buffer straight into it, and up to the degree of parallelism more into pooled windows, one block each,
+    /// which later reads serve first. It goes ahead only when those blocks' block maximums add up to the options'
+    /// minimum parallel length. The inner stream is never read for read-ahead: it is read, as without read-ahead, only
+    /// while the token the caller's read needs is incomplete; with read-ahead each such read asks for the whole input
+    /// buffer past the buffered bytes, and the buffer holds the degree of parallelism in block maximums. A block that
+    /// fails is not kept: the sequential code decodes it again, and throws, when the reads reach it.
+    /// </para>
     /// </remarks>
     internal sealed class Lz4FrameStreamReader : IDisposable
     {
@@ -33,6 +44,10 @@ namespace ArrowLz4Fast.Frames
         private readonly Stream _stream;
         private readonly bool _verify;
 
+        // Read-ahead: its degree (1: off) and the least output of the blocks decoded at once.
+        private readonly int _degree;
+        private readonly int _minimumParallelLength;
+
         // Compressed input: _input[_inStart.._inEnd) is buffered, and _input[_inStart] is at _inOffset in the stream.
         private byte[] _input;
         private int _inStart;
@@ -41,12 +56,21 @@ namespace ArrowLz4Fast.Frames
         private long _drained;
         private bool _eof;
 
-        // Decoded output not yet read: _window[_pendingStart.._pendingEnd). A linked frame's history ends at _historyEnd.
+        // Decoded output not yet read: _pendingBuffer[_pendingStart.._pendingEnd), in _window or a read-ahead window.
+        // A linked frame's history ends at _historyEnd in _window.
         private byte[]? _window;
+        private byte[]? _pendingBuffer;
         private int _pendingStart;
         private int _pendingEnd;
         private int _historyEnd;
         private int _historyLength;
+
+        // Read-ahead windows: _aheadWindows[0] is _window while they are in use, the others are this reader's. Windows
+        // _aheadNext.._aheadCount hold blocks decoded ahead, _aheadLengths bytes each, served after the pending output.
+        private byte[]?[]? _aheadWindows;
+        private int[]? _aheadLengths;
+        private int _aheadNext;
+        private int _aheadCount;
 
         // Where, in the caller's buffer of the current call, output decoded straight into it starts; -1 when none.
         private int _directStart = -1;
@@ -71,6 +95,9 @@ namespace ArrowLz4Fast.Frames
         {
             _stream = stream;
             _verify = options.VerifyChecksums;
+            // A batch uses at most this many threads, so more windows than that would not be decoded at once.
+            _degree = Math.Min(options.Parallelism.MaxDegreeOfParallelism, Lz4ParallelTiming.MaxWorkItemsPerCall + 1);
+            _minimumParallelLength = options.Parallelism.MinimumLength;
             _input = ArrayPool<byte>.Shared.Rent(InitialInputSize);
         }
 
@@ -132,6 +159,20 @@ namespace ArrowLz4Fast.Frames
             _window = null;
             if (window != null)
                 ArrayPool<byte>.Shared.Return(window);
+            _pendingBuffer = null;
+            byte[]?[]? windows = _aheadWindows;
+            if (windows != null)
+            {
+                windows[0] = null;
+                for (int i = 1; i < windows.Length; i++)
+                {
+                    byte[]? ahead = windows[i];
+                    windows[i] = null;
+                    if (ahead != null)
+                        ArrayPool<byte>.Shared.Return(ahead);
+                }
+            }
+            _aheadNext = _aheadCount = 0;
         }
 
         /// <summary>
@@ -151,7 +192,7 @@ namespace ArrowLz4Fast.Frames
                     if (_pendingEnd > _pendingStart)
                     {
                         int n = Math.Min(_pendingEnd - _pendingStart, destination.Length - written);
-                        _window.AsSpan(_pendingStart, n).CopyTo(destination.Slice(written));
+                        _pendingBuffer.AsSpan(_pendingStart, n).CopyTo(destination.Slice(written));
                         _pendingStart += n;
                         written += n;
                     }
@@ -159,6 +200,11 @@ namespace ArrowLz4Fast.Frames
                     {
                         EndEagerly();
                         break;
+                    }
+                    if (_aheadNext < _aheadCount)
+                    {
+                        NextAheadWindow();
+                        continue;
                     }
                     need = _skipRemaining > 0 ? Skip() : _inFrame ? BlockOrEnd(destination, ref written) : FrameStart();
                     if (need != 0)
@@ -184,7 +230,7 @@ namespace ArrowLz4Fast.Frames
         /// </summary>
         private void EndEagerly()
         {
-            if (_inFrame && _pendingEnd == _pendingStart && _skipRemaining == 0 && Available >= Lz4FrameConstants.EndMarkLength
+            if (_inFrame && _pendingEnd == _pendingStart && _aheadNext == _aheadCount && _skipRemaining == 0 && Available >= Lz4FrameConstants.EndMarkLength
                 && BinaryPrimitives.ReadUInt32LittleEndian(Buffered) == 0
                 && Available >= Lz4FrameConstants.EndMarkLength + (_frame.HasContentChecksum ? Lz4FrameConstants.ChecksumLength : 0))
             {
@@ -261,6 +307,7 @@ namespace ArrowLz4Fast.Frames
             _historyLength = 0;
             _historyEnd = 0;
             _inFrame = true;
+            _aheadNext = _aheadCount = 0;
             _hashContent = _verify && frame.HasContentChecksum;
             if (_hashContent)
                 XXH32.Reset(ref _contentHash);
@@ -270,6 +317,8 @@ namespace ArrowLz4Fast.Frames
                 _dictionaryId = frame.DictionaryId;
             }
             Consume(frame.HeaderLength);
+            if (ReadsAhead)
+                EnsureInput(Math.Max(_degree * frame.BlockMaximumSize, _minimumParallelLength));
             return 0;
         }
 
@@ -311,6 +360,8 @@ namespace ArrowLz4Fast.Frames
                 return needed;
             if (available < needed)
                 Lz4FrameErrors.ThrowBlockTruncated(_inOffset, blockIndex, needed, available);
+            if (ReadsAhead && ReadAhead(destination, ref written))
+                return 0;
 
             ReadOnlySpan<byte> data = Buffered.Slice(Lz4FrameConstants.BlockHeaderLength, (int)size);
             if (checksumLength != 0 && _verify)
@@ -354,6 +405,7 @@ namespace ArrowLz4Fast.Frames
             byte[] window = _window!;
             decoded = DecodeBlockAt(data, uncompressed, window, start, prefix, blockMaximum);
             _frameOutput += decoded;
+            _pendingBuffer = window;
             _pendingStart = start;
             _pendingEnd = start + decoded;
             if (linked)
@@ -366,6 +418,91 @@ namespace ArrowLz4Fast.Frames
             window.AsSpan(start, n).CopyTo(destination.Slice(written));
             _pendingStart += n;
             written += n;
+        }
+
+        /// <summary>Read-ahead applies to the current frame: independent blocks, more than one thread, blocks decoded at all.</summary>
+        private bool ReadsAhead => _degree > 1 && !_frame.IsLinked && _dictionaryFrame < 0;
+
+        /// <summary>
+        /// Decodes the complete blocks buffered from the next one on at once, when there are enough (see remarks):
+        /// those that fit whole into <paramref name="destination"/> after <paramref name="written"/> straight there,
+        /// up to the degree more into windows. False when it did not, or kept no block: the next block is then
+        /// decoded (or rejected) by the sequential code.
+        /// </summary>
+        private bool ReadAhead(Span<byte> destination, ref int written)
+        {
+            int blockMaximum = _frame.BlockMaximumSize;
+            int checksumLength = _frame.HasBlockChecksum ? Lz4FrameConstants.ChecksumLength : 0;
+            int direct = (destination.Length - written) / blockMaximum;
+            int limit = Math.Min(Math.Max(direct, _degree), Lz4ParallelJob.MaximumBlocks);
+            ReadOnlySpan<byte> input = _input.AsSpan(0, _inEnd);
+            int position = _inStart;
+            int count = 0;
+            while (count < limit && Lz4ParallelDecoder.TryNextBlock(input, position, blockMaximum, checksumLength, out int next))
+            {
+                count++;
+                position = next;
+            }
+            if (count < 2 || count * (long)blockMaximum < _minimumParallelLength)
+                return false;
+            direct = Math.Min(direct, count);
+
+            // Windows for the blocks beyond the caller's buffer: at most the degree of them, since count <= degree when any.
+            byte[]?[] windows = _aheadWindows ??= new byte[]?[_degree];
+            int[] lengths = _aheadLengths ??= new int[_degree];
+            int ahead = count - direct;
+            if (ahead > 0)
+                windows[0] = EnsureWindow(blockMaximum);
+            for (int i = 1; i < ahead; i++)
+            {
+                byte[]? window = windows[i];
+                if (window != null && window.Length >= blockMaximum)
+                    continue;
+                windows[i] = null;
+                if (window != null)
+                    ArrayPool<byte>.Shared.Return(window);
+                windows[i] = ArrayPool<byte>.Shared.Rent(blockMaximum);
+            }
+
+            int kept = Lz4FrameStreamReadAhead.Decode(
+                _input, _inStart, count, direct, destination.Slice(written), windows, lengths, blockMaximum, checksumLength,
+                _verify, _hashContent, ref _contentHash, _degree, out int directWritten, out int end);
+            if (kept == 0)
+                return false;
+            long decoded = directWritten;
+            int keptAhead = Math.Max(0, kept - direct);
+            for (int i = 0; i < keptAhead; i++)
+                decoded += lengths[i];
+            written += directWritten;
+            _frameOutput += decoded;
+            _blockIndex += kept;
+            _aheadNext = 0;
+            _aheadCount = keptAhead;
+            Consume(end - _inStart);
+            return true;
+        }
+
+        /// <summary>Makes the next read-ahead window the pending output.</summary>
+        private void NextAheadWindow()
+        {
+            int i = _aheadNext++;
+            _pendingBuffer = _aheadWindows![i];
+            _pendingStart = 0;
+            _pendingEnd = _aheadLengths![i];
+        }
+
+        /// <summary>Trades the input buffer for one of at least <paramref name="size"/> bytes, keeping what is buffered.</summary>
+        private void EnsureInput(int size)
+        {
+            if (_input.Length >= size)
+                return;
+            int available = Available;
+            byte[] larger = ArrayPool<byte>.Shared.Rent(size);
+            Buffer.BlockCopy(_input, _inStart, larger, 0, available);
+            ArrayPool<byte>.Shared.Return(_input);
+            _input = larger;
+            _inStart = 0;
+            _inEnd = available;
         }
 
         /// <summary>
@@ -506,6 +643,12 @@ namespace ArrowLz4Fast.Frames
             _inEnd = available;
         }
 
+        /// <summary>
+        /// The room a fill makes: what the next token needs, or with read-ahead the whole buffer (the buffered bytes move
+        /// to its front), so that what the inner stream has for one read can complete the blocks after that token too.
+        /// </summary>
+        private int FillRoom(int need) => _inFrame && ReadsAhead ? Math.Max(need, _input.Length) : need;
+
         private void Fill(int need)
         {
             if (need == DrainToEnd)
@@ -521,7 +664,7 @@ namespace ArrowLz4Fast.Frames
             }
             if (Available == 0)
                 _inStart = _inEnd = 0;
-            MakeRoom(need);
+            MakeRoom(FillRoom(need));
             while (Available < need)
             {
                 int n = _stream.Read(_input, _inEnd, _input.Length - _inEnd);
@@ -551,7 +694,7 @@ namespace ArrowLz4Fast.Frames
             }
             if (Available == 0)
                 _inStart = _inEnd = 0;
-            MakeRoom(need);
+            MakeRoom(FillRoom(need));
             while (Available < need)
             {
                 int n = await ReadInnerAsync(_inEnd, _input.Length - _inEnd, cancellationToken).ConfigureAwait(false);

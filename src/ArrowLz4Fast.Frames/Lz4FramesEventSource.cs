@@ -25,7 +25,7 @@ namespace ArrowLz4Fast.Frames
         {
         }
 
-        /// <summary>A frame (or its leading blocks) was decoded in parallel; raised on the calling thread.</summary>
+        /// <summary>A frame (or its leading blocks), or a batch of blocks an <see cref="Lz4FrameStream"/> reads ahead, was decoded in parallel; raised on the calling thread.</summary>
         /// <param name="blocks">Blocks the parallel path took on.</param>
         /// <param name="kept">Blocks it finished; the rest were left to the sequential loop.</param>
         [Event(ParallelDecodeId, Level = EventLevel.Verbose)]

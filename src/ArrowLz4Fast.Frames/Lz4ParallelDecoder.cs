@@ -123,7 +123,7 @@ namespace ArrowLz4Fast.Frames
         }
 
         /// <summary>The structure of one block, as <see cref="Lz4FrameReader"/> reads it; false on anything it would reject or on the end mark.</summary>
-        private static bool TryNextBlock(ReadOnlySpan<byte> source, int position, int blockMaximum, int checksumLength, out int next)
+        internal static bool TryNextBlock(ReadOnlySpan<byte> source, int position, int blockMaximum, int checksumLength, out int next)
         {
             next = 0;
             if (source.Length - position < Lz4FrameConstants.BlockHeaderLength)

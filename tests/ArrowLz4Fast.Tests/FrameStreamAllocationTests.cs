@@ -31,7 +31,28 @@ namespace ArrowLz4Fast.Tests
             }
         }
 
-        private static long Allocated(byte[] frame, byte[] buffer)
+        [Fact]
+        public void Allocation_per_stream_with_read_ahead_does_not_grow_with_the_block_count()
+        {
+            byte[] payload = TestData.Mixed(16 << 20, seed: 4);
+            var options = new Lz4FrameDecoderOptions(verifyChecksums: true, new Lz4Parallelism(2, 1));
+            foreach (int blockSize in new[] { 64 * 1024, 4 << 20 })
+            {
+                var encoderOptions = new Lz4FrameEncoderOptions(blockSize: blockSize, contentChecksum: true, blockChecksum: true);
+                byte[] half = FrameStreamReadTests.Encode(payload.AsSpan(0, payload.Length / 2).ToArray(), encoderOptions);
+                byte[] whole = FrameStreamReadTests.Encode(payload, encoderOptions);
+                foreach (int read in new[] { 100_000, 4 << 20 })
+                {
+                    var buffer = new byte[read];
+                    long few = Allocated(half, buffer, options);
+                    long many = Allocated(whole, buffer, options);
+                    Assert.InRange(many, 0, 1024);
+                    Assert.InRange(many - few, -64, 64);
+                }
+            }
+        }
+
+        private static long Allocated(byte[] frame, byte[] buffer, Lz4FrameDecoderOptions options = default)
         {
             // The first rounds fill ArrayPool.Shared; the least of the rest is the steady state (a test on another thread
             // that empties the pool's shared stacks would otherwise show up here as an array allocation).
@@ -41,7 +62,7 @@ namespace ArrowLz4Fast.Tests
             {
                 inner.Position = 0;
                 long before = GC.GetAllocatedBytesForCurrentThread();
-                using (var stream = new Lz4FrameStream(inner, CompressionMode.Decompress, leaveOpen: true))
+                using (var stream = new Lz4FrameStream(inner, options, leaveOpen: true))
                 {
                     while (stream.Read(buffer, 0, buffer.Length) > 0)
                     {
