@@ -29,8 +29,16 @@ namespace ArrowLz4Fast.Benchmarks
         private byte[] _plain = null!;
         private List<Body> _bodies = null!;
 
-        [Params("pyarrow/numeric", "rust/numeric", "java/numeric", "pyarrow/strings", "rust/strings", "java/strings", "dotnet/orders", "pyarrow/tiny_batches", "pyarrow/wide", "java/nested_dict")]
+        [ParamsSource(nameof(Streams))]
         public string Stream { get; set; } = "pyarrow/numeric";
+
+        private static readonly string[] AllStreams = { "pyarrow/numeric", "rust/numeric", "java/numeric", "pyarrow/strings", "rust/strings", "java/strings", "dotnet/orders", "pyarrow/tiny_batches", "pyarrow/wide", "java/nested_dict" };
+
+        /// <summary>Every stream, or the comma-separated subset in IPC_BENCH_STREAMS (to re-run some of them).</summary>
+        public static IEnumerable<string> Streams() =>
+            Environment.GetEnvironmentVariable("IPC_BENCH_STREAMS") is { Length: > 0 } subset
+                ? subset.Split(',').Select(s => s.Trim()).Where(s => AllStreams.Contains(s))
+                : AllStreams;
 
         private sealed class Body
         {
