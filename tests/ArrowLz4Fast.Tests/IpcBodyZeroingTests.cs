@@ -71,12 +71,8 @@ namespace ArrowLz4Fast.Tests
         [Fact]
         public void The_announced_allocation_is_handed_over_unzeroed_and_claimed_by_a_whole_read()
         {
-            var allocator = new SlabMemoryAllocator(NoIdleTrim);
-            Dirty(allocator, Length);
-            var handoff = new WholeWriteHandoff();
-
-            handoff.Announce(Length);
-            using IMemoryOwner<byte> owner = allocator.Allocate(Length);
+            var (_, handoff, announced) = AnnouncedStaleBuffer();
+            using IMemoryOwner<byte> owner = announced;
             Span<byte> span = owner.Memory.Span;
 
             // Reaching the span did not zero it: the zeroing is the announced writer's.
@@ -87,12 +83,8 @@ namespace ArrowLz4Fast.Tests
         [Fact]
         public void A_read_into_part_of_the_announced_buffer_zeroes_it_first()
         {
-            var allocator = new SlabMemoryAllocator(NoIdleTrim);
-            Dirty(allocator, Length);
-            var handoff = new WholeWriteHandoff();
-
-            handoff.Announce(Length);
-            using IMemoryOwner<byte> owner = allocator.Allocate(Length);
+            var (_, handoff, announced) = AnnouncedStaleBuffer();
+            using IMemoryOwner<byte> owner = announced;
             Span<byte> span = owner.Memory.Span;
 
             Assert.False(handoff.Settle(span.Slice(0, Length / 2)));
@@ -119,12 +111,8 @@ namespace ArrowLz4Fast.Tests
         [Fact]
         public void Release_zeroes_a_buffer_still_owed_and_ends_the_announcement()
         {
-            var allocator = new SlabMemoryAllocator(NoIdleTrim);
-            Dirty(allocator, Length);
-            var handoff = new WholeWriteHandoff();
-
-            handoff.Announce(Length);
-            using IMemoryOwner<byte> owner = allocator.Allocate(Length);
+            (SlabMemoryAllocator allocator, WholeWriteHandoff handoff, IMemoryOwner<byte> announced) = AnnouncedStaleBuffer();
+            using IMemoryOwner<byte> owner = announced;
             handoff.Release();
             Assert.True(owner.Memory.Span.IndexOfAnyExcept((byte)0) < 0, "the owed buffer was not zeroed");
 
@@ -138,12 +126,7 @@ namespace ArrowLz4Fast.Tests
         [Fact]
         public void A_deferred_buffer_disposed_and_handed_out_again_is_not_zeroed_under_its_new_owner()
         {
-            var allocator = new SlabMemoryAllocator(NoIdleTrim);
-            Dirty(allocator, Length);
-            var handoff = new WholeWriteHandoff();
-
-            handoff.Announce(Length);
-            IMemoryOwner<byte> deferred = allocator.Allocate(Length);
+            (SlabMemoryAllocator allocator, WholeWriteHandoff handoff, IMemoryOwner<byte> deferred) = AnnouncedStaleBuffer();
             deferred.Dispose();
             using IMemoryOwner<byte> next = allocator.Allocate(Length);
             next.Memory.Span.Fill(0x5A);
@@ -264,6 +247,16 @@ namespace ArrowLz4Fast.Tests
                 Fill(child, value);
             if (data.Dictionary is not null)
                 Fill(data.Dictionary, value);
+        }
+
+        /// <summary>An allocator whose next block of <see cref="Length"/> bytes is stale, and that block allocated right after an announcement.</summary>
+        private static (SlabMemoryAllocator Allocator, WholeWriteHandoff Handoff, IMemoryOwner<byte> Owner) AnnouncedStaleBuffer()
+        {
+            var allocator = new SlabMemoryAllocator(NoIdleTrim);
+            Dirty(allocator, Length);
+            var handoff = new WholeWriteHandoff();
+            handoff.Announce(Length);
+            return (allocator, handoff, allocator.Allocate(Length));
         }
 
         /// <summary>Leaves a freed, stale block of <paramref name="length"/> bytes for the next allocation of that size.</summary>
