@@ -253,6 +253,10 @@ namespace ArrowLz4Fast.Tests
                     await Task.Delay(Timeout.Infinite, cancellationToken);
                 return await base.ReadAsync(buffer.Slice(0, (int)Math.Min(buffer.Length, _stallAfter - Position)), cancellationToken);
             }
+
+            // The netstandard2.0 build of the stream reads its inner stream through this overload.
+            public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) =>
+                ReadAsync(buffer.AsMemory(offset, count), cancellationToken).AsTask();
         }
     }
 }
