@@ -494,8 +494,13 @@ namespace ArrowLz4Fast.Frames
         /// <summary>Trades the input buffer for one of at least <paramref name="size"/> bytes, keeping what is buffered.</summary>
         private void EnsureInput(int size)
         {
-            if (_input.Length >= size)
-                return;
+            if (_input.Length < size)
+                TradeInput(size);
+        }
+
+        /// <summary>Moves the buffered bytes to the front of a pooled buffer of at least <paramref name="size"/> bytes.</summary>
+        private void TradeInput(int size)
+        {
             int available = Available;
             byte[] larger = ArrayPool<byte>.Shared.Rent(size);
             Buffer.BlockCopy(_input, _inStart, larger, 0, available);
@@ -627,18 +632,13 @@ namespace ArrowLz4Fast.Frames
         {
             if (_inStart + need <= _input.Length)
                 return;
+            if (need > _input.Length)
+            {
+                TradeInput(need);
+                return;
+            }
             int available = Available;
-            if (need <= _input.Length)
-            {
-                Buffer.BlockCopy(_input, _inStart, _input, 0, available);
-            }
-            else
-            {
-                byte[] larger = ArrayPool<byte>.Shared.Rent(need);
-                Buffer.BlockCopy(_input, _inStart, larger, 0, available);
-                ArrayPool<byte>.Shared.Return(_input);
-                _input = larger;
-            }
+            Buffer.BlockCopy(_input, _inStart, _input, 0, available);
             _inStart = 0;
             _inEnd = available;
         }

@@ -39,7 +39,7 @@ namespace ArrowLz4Fast.Tests
                 arrays[c] = builder.Build();
             }
             var batch = new RecordBatch(fields.Build(), arrays, rows);
-            return IpcDecompressingStreamTests.WriteDotNet(new[] { batch, batch }, new Lz4FastCodecFactory(new Lz4FastOptions { BlockSize = 65536 }), legacy: false, fileFormat: false);
+            return IpcWriter.Write(new[] { batch, batch }, new Lz4FastCodecFactory(new Lz4FastOptions { BlockSize = 65536 }), fileFormat: false);
         }
 
         /// <summary>

@@ -73,7 +73,7 @@ namespace ArrowLz4Fast.Tests
         public void Arrow_dotnet_stream_reads_as_the_official_reader_reads_it(bool legacy, bool officialWriter, int degree)
         {
             RecordBatch[] batches = TestTables.Batches(3, 50_000, 5);
-            byte[] bytes = WriteDotNet(batches, officialWriter ? new OfficialFactory() : new Lz4FastCodecFactory(), legacy, fileFormat: false);
+            byte[] bytes = IpcWriter.Write(batches, officialWriter ? new OfficialFactory() : new Lz4FastCodecFactory(), fileFormat: false, legacy: legacy);
             if (legacy)
                 Assert.NotEqual(-1, BitConverter.ToInt32(bytes, 0));
             List<RecordBatch> official = ArrowData.ReadAll(bytes, fileFormat: false, new OfficialFactory());
@@ -89,7 +89,7 @@ namespace ArrowLz4Fast.Tests
         public void An_ipc_file_reads_every_batch_in_order(int degree)
         {
             RecordBatch[] batches = TestTables.Batches(4, 20_000, 9);
-            byte[] file = WriteDotNet(batches, new OfficialFactory(), legacy: false, fileFormat: true);
+            byte[] file = IpcWriter.Write(batches, new OfficialFactory(), fileFormat: true);
             List<RecordBatch> official = ArrowData.ReadAll(file, fileFormat: true, new OfficialFactory());
             List<RecordBatch> ours = IpcWrapped.ReadAll(file, IpcWrapped.Options(degree, 1), SlabMemoryAllocator.Shared, factory: null);
             Assert.Equal(4, ours.Count);
@@ -204,21 +204,6 @@ namespace ArrowLz4Fast.Tests
             Assert.True(input.CanRead);
             new IpcDecompressingStream(input).Dispose();
             Assert.False(input.CanRead);
-        }
-
-        internal static byte[] WriteDotNet(IReadOnlyList<RecordBatch> batches, ICompressionCodecFactory factory, bool legacy, bool fileFormat)
-        {
-            using var stream = new MemoryStream();
-            var options = new IpcOptions { CompressionCodec = CompressionCodecType.Lz4Frame, CompressionCodecFactory = factory, WriteLegacyIpcFormat = legacy };
-            using (ArrowStreamWriter writer = fileFormat
-                ? new ArrowFileWriter(stream, batches[0].Schema, leaveOpen: true, options)
-                : new ArrowStreamWriter(stream, batches[0].Schema, leaveOpen: true, options))
-            {
-                foreach (RecordBatch batch in batches)
-                    writer.WriteRecordBatch(batch);
-                writer.WriteEnd();
-            }
-            return stream.ToArray();
         }
 
         private sealed class ForwardOnlyStream : MemoryStream
