@@ -32,20 +32,24 @@ namespace ArrowLz4Fast.Tests
             var output = new byte[payload.Length];
             var encoded = new byte[frame.Length + 1024];
 
-            int maxThreads = 0, maxHelpers = 0;
+            int maxThreads = 0, maxHelpers = 0, maxPool = 0, maxOthers = 0;
             bool stop = false;
             var sampler = new Thread(() =>
             {
                 while (!Volatile.Read(ref stop))
                 {
-                    maxThreads = Math.Max(maxThreads, ThreadCount());
-                    maxHelpers = Math.Max(maxHelpers, HelperThreads());
+                    int threads = ThreadCount(), helpers = HelperThreads(), pool = ThreadPool.ThreadCount;
+                    maxThreads = Math.Max(maxThreads, threads);
+                    maxHelpers = Math.Max(maxHelpers, helpers);
+                    maxPool = Math.Max(maxPool, pool);
+                    maxOthers = Math.Max(maxOthers, threads - helpers - pool);
                     Thread.Sleep(1);
                 }
             }) { IsBackground = true, Name = "sampler" };
             sampler.Start();
             Thread.Sleep(50);
             int baseline = ThreadCount();
+            int baselinePool = ThreadPool.ThreadCount;
 
             var decodeOptions = new Lz4FrameDecoderOptions(verifyChecksums: true, new Lz4Parallelism(-1, 1));
             for (int round = 0; round < 40; round++)
@@ -64,6 +68,7 @@ namespace ArrowLz4Fast.Tests
                 Thread.Sleep(100);
             int helpersAfterIdle = HelperThreads();
             int threadsAfterIdle = ThreadCount();
+            int poolAfterIdle = ThreadPool.ThreadCount;
 
             // Helpers that exited idle are replaced by the next parallel calls, within the bound again.
             for (int round = 0; round < 5; round++)
@@ -80,10 +85,14 @@ namespace ArrowLz4Fast.Tests
             Console.WriteLine($"baselineThreads={baseline}");
             Console.WriteLine($"maxThreads={maxThreads}");
             Console.WriteLine($"maxHelpers={maxHelpers}");
+            Console.WriteLine($"baselinePoolThreads={baselinePool}");
+            Console.WriteLine($"maxPoolThreads={maxPool}");
+            Console.WriteLine($"maxOtherThreads={maxOthers}");
             Console.WriteLine($"helpersAfterWork={helpersAfterWork}");
             Console.WriteLine($"helpersAfterIdle={helpersAfterIdle}");
             Console.WriteLine($"idleMilliseconds={(long)idle.Elapsed.TotalMilliseconds}");
             Console.WriteLine($"threadsAfterIdle={threadsAfterIdle}");
+            Console.WriteLine($"poolThreadsAfterIdle={poolAfterIdle}");
             Console.WriteLine($"helpersAfterRestart={helpersAfterRestart}");
             return 0;
         }
