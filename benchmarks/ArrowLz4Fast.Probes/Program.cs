@@ -22,7 +22,9 @@ namespace ArrowLz4Fast.Benchmarks
                 return EncodeProbe.Run(args);
             if (args.Contains(CoreSpeedProbe.Switch))
                 return CoreSpeedProbe.Run(args);
-            Console.Error.WriteLine($"usage: one of {LargeStreamRun.ParentSwitch}, {AllocatorProbe.Switch}, {SpinProbe.Switch}, {WriterProbe.Switch}, {EncodeProbe.Switch}, {CoreSpeedProbe.Switch}");
+            if (args.Contains(WindowReuseProbe.Switch))
+                return WindowReuseProbe.Run(args);
+            Console.Error.WriteLine($"usage: one of {LargeStreamRun.ParentSwitch}, {AllocatorProbe.Switch}, {SpinProbe.Switch}, {WriterProbe.Switch}, {EncodeProbe.Switch}, {CoreSpeedProbe.Switch}, {WindowReuseProbe.Switch}");
             return 2;
         }
     }

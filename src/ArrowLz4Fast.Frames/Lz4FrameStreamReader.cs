@@ -65,8 +65,10 @@ namespace ArrowLz4Fast.Frames
         private int _historyEnd;
         private int _historyLength;
 
-        // Read-ahead windows: _aheadWindows[0] is _window while they are in use, the others are this reader's. Windows
-        // _aheadNext.._aheadCount hold blocks decoded ahead, _aheadLengths bytes each, served after the pending output.
+        // Read-ahead windows, the degree plus one, this reader's: _windowRing orders them by when the caller last read
+        // them, most recent first (see PickWindows). _aheadWindows[_aheadNext.._aheadCount) hold blocks decoded ahead,
+        // _aheadLengths bytes each, served after the pending output.
+        private byte[]?[]? _windowRing;
         private byte[]?[]? _aheadWindows;
         private int[]? _aheadLengths;
         private int _aheadNext;
@@ -160,14 +162,15 @@ namespace ArrowLz4Fast.Frames
             if (window != null)
                 ArrayPool<byte>.Shared.Return(window);
             _pendingBuffer = null;
-            byte[]?[]? windows = _aheadWindows;
-            if (windows != null)
+            if (_aheadWindows != null)
+                Array.Clear(_aheadWindows, 0, _aheadWindows.Length);
+            byte[]?[]? ring = _windowRing;
+            if (ring != null)
             {
-                windows[0] = null;
-                for (int i = 1; i < windows.Length; i++)
+                for (int i = 0; i < ring.Length; i++)
                 {
-                    byte[]? ahead = windows[i];
-                    windows[i] = null;
+                    byte[]? ahead = ring[i];
+                    ring[i] = null;
                     if (ahead != null)
                         ArrayPool<byte>.Shared.Return(ahead);
                 }
@@ -451,18 +454,7 @@ namespace ArrowLz4Fast.Frames
             byte[]?[] windows = _aheadWindows ??= new byte[]?[_degree];
             int[] lengths = _aheadLengths ??= new int[_degree];
             int ahead = count - direct;
-            if (ahead > 0)
-                windows[0] = EnsureWindow(blockMaximum);
-            for (int i = 1; i < ahead; i++)
-            {
-                byte[]? window = windows[i];
-                if (window != null && window.Length >= blockMaximum)
-                    continue;
-                windows[i] = null;
-                if (window != null)
-                    ArrayPool<byte>.Shared.Return(window);
-                windows[i] = ArrayPool<byte>.Shared.Rent(blockMaximum);
-            }
+            PickWindows(windows, ahead, direct > 0, blockMaximum);
 
             int kept = Lz4FrameStreamReadAhead.Decode(
                 _input, _inStart, count, direct, destination.Slice(written), windows, lengths, blockMaximum, checksumLength,
@@ -478,8 +470,49 @@ namespace ArrowLz4Fast.Frames
             _blockIndex += kept;
             _aheadNext = 0;
             _aheadCount = keptAhead;
+            WillRead(windows, keptAhead);
             Consume(end - _inStart);
             return true;
+        }
+
+        /// <summary>
+        /// Fills <paramref name="windows"/>[0..<paramref name="ahead"/>) from the ring for a batch. A helper thread that
+        /// decodes into memory the caller has just read waits for the caller's core to give up those cache lines: on the
+        /// project's VM a pair of 4 MiB blocks then takes as long as the two in sequence (docs/streams.md). So helpers get
+        /// the windows read longest ago, and the caller, which claims the first block, the one it read last, unless the
+        /// first block goes to its own buffer.
+        /// </summary>
+        private void PickWindows(byte[]?[] windows, int ahead, bool callerTakesDirect, int blockMaximum)
+        {
+            byte[]?[] ring = _windowRing ??= new byte[]?[_degree + 1];
+            int oldest = ring.Length - 1;
+            for (int i = 0; i < ahead; i++)
+            {
+                int slot = i == 0 && !callerTakesDirect ? 0 : oldest--;
+                byte[]? window = ring[slot];
+                if (window == null || window.Length < blockMaximum)
+                {
+                    if (window != null)
+                        ArrayPool<byte>.Shared.Return(window);
+                    ring[slot] = null;
+                    window = ring[slot] = ArrayPool<byte>.Shared.Rent(blockMaximum);
+                }
+                windows[i] = window;
+            }
+        }
+
+        /// <summary>Reorders the ring for windows [0..<paramref name="count"/>) of a batch, which the caller reads in that order next.</summary>
+        private void WillRead(byte[]?[] windows, int count)
+        {
+            byte[]?[] ring = _windowRing!;
+            // Move the windows read first to the front; the batch's last window, read last, ends up most recent of all.
+            for (int i = 0; i < count; i++)
+            {
+                byte[]? window = windows[i];
+                int at = Array.IndexOf(ring, window);
+                Array.Copy(ring, 0, ring, 1, at);
+                ring[0] = window;
+            }
         }
 
         /// <summary>Makes the next read-ahead window the pending output.</summary>
