@@ -13,9 +13,8 @@ namespace ArrowLz4Fast.Frames
     /// reach it. A block in the caller's buffer that decodes short (a frame need not fill its blocks) leaves a gap
     /// before the next one: the blocks after it are moved down behind it as they are taken, in order.
     /// </summary>
-    internal sealed unsafe class Lz4FrameStreamReadAhead : Lz4ParallelJob
+    internal sealed unsafe class Lz4FrameStreamReadAhead : Lz4BlockListJob
     {
-        private Block[] _blocks = new Block[16];
         private byte[] _input = Array.Empty<byte>();
         private byte[]?[] _windows = Array.Empty<byte[]?>();
         private byte* _destination;
@@ -24,8 +23,6 @@ namespace ArrowLz4Fast.Frames
         private bool _verifyBlockChecksums;
         private bool _hashContent;
         private XXH32.State _contentHash;
-        private int _checked;
-        private int _keep;
         private int _directEnd;
 
         /// <summary>
@@ -58,7 +55,8 @@ namespace ArrowLz4Fast.Frames
             {
                 fixed (byte* destinationPointer = destination)
                 {
-                    job.Setup(input, position, count, checksumLength);
+                    job._input = input;
+                    job.SetupBlocks(input, position, count, checksumLength);
                     job._windows = windows;
                     job._destination = destinationPointer;
                     job._direct = direct;
@@ -66,20 +64,19 @@ namespace ArrowLz4Fast.Frames
                     job._verifyBlockChecksums = verify && checksumLength != 0;
                     job._hashContent = hashContent;
                     job._contentHash = contentHash;
-                    job._checked = 0;
-                    job._keep = count;
                     job._directEnd = 0;
-                    job.Run(Math.Min(degree, count) - 1);
+                    job.RunInOrder(Math.Min(degree, count) - 1);
                 }
 
-                int kept = job._checked;
+                int kept = job.Kept;
                 Lz4FramesEventSource log = Lz4FramesEventSource.Log;
                 if (log.IsEnabled())
                     log.ParallelDecode(count, kept);
                 directWritten = job._directEnd;
-                end = kept > 0 ? job._blocks[kept - 1].End : position;
+                Block[] blocks = job.Blocks;
+                end = kept > 0 ? blocks[kept - 1].End : position;
                 for (int i = direct; i < kept; i++)
-                    windowLengths[i - direct] = job._blocks[i].Decoded;
+                    windowLengths[i - direct] = blocks[i].Decoded;
                 if (kept > 0)
                     contentHash = job._contentHash;
                 return kept;
@@ -93,57 +90,11 @@ namespace ArrowLz4Fast.Frames
             }
         }
 
-        private void Setup(byte[] input, int position, int count, int checksumLength)
+        protected override bool Accept(int index)
         {
-            Prepare(count);
-            if (_blocks.Length < count)
-                _blocks = new Block[Math.Max(count, _blocks.Length * 2)];
-            _input = input;
-            for (int i = 0; i < count; i++)
-            {
-                uint field = BinaryPrimitives.ReadUInt32LittleEndian(input.AsSpan(position));
-                int size = (int)(field & ~Lz4FrameConstants.UncompressedBlockFlag);
-                ref Block block = ref _blocks[i];
-                block.DataOffset = position + Lz4FrameConstants.BlockHeaderLength;
-                block.Length = size;
-                block.Uncompressed = (field & Lz4FrameConstants.UncompressedBlockFlag) != 0;
-                block.End = block.DataOffset + size + checksumLength;
-                block.Decoded = -1;
-                position = block.End;
-            }
-        }
-
-        private void Run(int helpers)
-        {
-            try
-            {
-                StartAndClaim(helpers);
-                // Every block is claimed now: take the rest in order, waiting only for blocks that are running.
-                while (_checked < _keep && WaitDone(_checked))
-                {
-                    if (!Accept(_checked))
-                        break;
-                }
-                if (_checked < _keep)
-                    _keep = _checked;
-            }
-            finally
-            {
-                StopAndWaitForHelpers();
-            }
-            ThrowIfHelperFailed();
-        }
-
-        /// <summary>Takes block <paramref name="index"/> (done) into the result, in order: false once no more blocks are kept.</summary>
-        private bool Accept(int index)
-        {
-            ref Block block = ref _blocks[index];
+            ref Block block = ref Blocks[index];
             if (block.Decoded < 0)
-            {
-                _keep = index;
-                Stop();
                 return false;
-            }
             ReadOnlySpan<byte> output;
             if (index < _direct)
             {
@@ -162,30 +113,15 @@ namespace ArrowLz4Fast.Frames
             }
             if (_hashContent)
                 XXH32.Update(ref _contentHash, output);
-            _checked = index + 1;
             return true;
-        }
-
-        protected override void AfterCallerBlock()
-        {
-            // Hash the blocks that are done, in order, between the caller's own blocks.
-            while (_checked < _keep && IsDone(_checked))
-            {
-                if (!Accept(_checked))
-                    return;
-            }
         }
 
         protected override void ProcessBlock(int index)
         {
-            ref Block block = ref _blocks[index];
+            ref Block block = ref Blocks[index];
             var data = new ReadOnlySpan<byte>(_input, block.DataOffset, block.Length);
-            if (_verifyBlockChecksums)
-            {
-                uint expected = BinaryPrimitives.ReadUInt32LittleEndian(_input.AsSpan(block.DataOffset + block.Length));
-                if (XXH32.DigestOf(data) != expected)
-                    return;
-            }
+            if (_verifyBlockChecksums && !ChecksumMatches(data, _input.AsSpan(block.DataOffset + block.Length)))
+                return;
 
             // The room the sequential reader gives every block: its block maximum.
             Span<byte> output = index < _direct
@@ -198,15 +134,6 @@ namespace ArrowLz4Fast.Frames
                 return;
             }
             block.Decoded = Lz4BlockDecoder.Decode(data, output, 0);
-        }
-
-        private struct Block
-        {
-            public int DataOffset;
-            public int Length;
-            public int End;
-            public int Decoded;
-            public bool Uncompressed;
         }
     }
 }

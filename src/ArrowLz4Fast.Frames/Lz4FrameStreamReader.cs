@@ -24,7 +24,9 @@ namespace ArrowLz4Fast.Frames
     /// the next block is due and the input buffer already holds several complete blocks, they are decoded at once on
     /// the calling thread and helper threads (<see cref="Lz4FrameStreamReadAhead"/>): as many as fit whole in the
     /// caller's buffer straight into it, and up to the degree of parallelism more into pooled windows, one block each,
-    /// which later reads serve first. It goes ahead only when those blocks' block maximums add up to the options'
+    /// which later reads serve first (one more when it would be the last complete block buffered, rather than leave it
+    /// to be decoded alone). The windows are a ring of the degree plus one, and helpers get the ones the caller read
+    /// longest ago (see PickWindows). It goes ahead only when those blocks' block maximums add up to the options'
     /// minimum parallel length. The inner stream is never read for read-ahead: it is read, as without read-ahead, only
     /// while the token the caller's read needs is incomplete; with read-ahead each such read asks for the whole input
     /// buffer past the buffered bytes, and the buffer holds the degree of parallelism in block maximums. A block that
@@ -429,7 +431,7 @@ namespace ArrowLz4Fast.Frames
         /// <summary>
         /// Decodes the complete blocks buffered from the next one on at once, when there are enough (see remarks):
         /// those that fit whole into <paramref name="destination"/> after <paramref name="written"/> straight there,
-        /// up to the degree more into windows. False when it did not, or kept no block: the next block is then
+        /// up to the degree (or the degree plus one) more into windows. False when it did not, or kept no block: the next block is then
         /// decoded (or rejected) by the sequential code.
         /// </summary>
         private bool ReadAhead(Span<byte> destination, ref int written)
@@ -437,7 +439,7 @@ namespace ArrowLz4Fast.Frames
             int blockMaximum = _frame.BlockMaximumSize;
             int checksumLength = _frame.HasBlockChecksum ? Lz4FrameConstants.ChecksumLength : 0;
             int direct = (destination.Length - written) / blockMaximum;
-            int limit = Math.Min(Math.Max(direct, _degree), Lz4ParallelJob.MaximumBlocks);
+            int limit = Math.Min(Math.Max(direct, _degree), Lz4ParallelJob.MaximumBlocks - 1);
             ReadOnlySpan<byte> input = _input.AsSpan(0, _inEnd);
             int position = _inStart;
             int count = 0;
@@ -446,13 +448,20 @@ namespace ArrowLz4Fast.Frames
                 count++;
                 position = next;
             }
+            // A block that would be left alone in the buffered input (the one after it incomplete, or the end mark) joins
+            // the batch: by itself it would be decoded on the caller alone. The ring has the window for it.
+            if (count == limit && Lz4ParallelDecoder.TryNextBlock(input, position, blockMaximum, checksumLength, out int last)
+                && !Lz4ParallelDecoder.TryNextBlock(input, last, blockMaximum, checksumLength, out _))
+            {
+                count++;
+            }
             if (count < 2 || count * (long)blockMaximum < _minimumParallelLength)
                 return false;
             direct = Math.Min(direct, count);
 
-            // Windows for the blocks beyond the caller's buffer: at most the degree of them, since count <= degree when any.
-            byte[]?[] windows = _aheadWindows ??= new byte[]?[_degree];
-            int[] lengths = _aheadLengths ??= new int[_degree];
+            // Windows for the blocks beyond the caller's buffer: at most the degree plus one of them (count <= degree + 1 when any).
+            byte[]?[] windows = _aheadWindows ??= new byte[]?[_degree + 1];
+            int[] lengths = _aheadLengths ??= new int[_degree + 1];
             int ahead = count - direct;
             PickWindows(windows, ahead, direct > 0, blockMaximum);
 

@@ -21,9 +21,8 @@ namespace ArrowLz4Fast.Frames
     /// its place only (the stride, or what is left of the destination), so blocks never write over each other; a block
     /// the sequential path would have given more room and that does not fit there is left to the sequential path.
     /// </remarks>
-    internal sealed unsafe class Lz4ParallelDecoder : Lz4ParallelJob
+    internal sealed unsafe class Lz4ParallelDecoder : Lz4BlockListJob
     {
-        private Block[] _blocks = new Block[16];
         private byte* _source;
         private byte* _destination;
         private int _destinationLength;
@@ -31,8 +30,6 @@ namespace ArrowLz4Fast.Frames
         private int _stride;
         private bool _verifyBlockChecksums;
         private bool _hashContent;
-        private int _checked;
-        private int _firstUnfinished;
         private XXH32.State _contentHash;
 
         /// <summary>
@@ -92,7 +89,8 @@ namespace ArrowLz4Fast.Frames
                 fixed (byte* sourcePointer = source)
                 fixed (byte* destinationPointer = destination)
                 {
-                    job.Setup(source, reader.BytesConsumed, count, checksumLength, verify && checksumLength != 0);
+                    job.SetupBlocks(source, reader.BytesConsumed, count, checksumLength);
+                    job._verifyBlockChecksums = verify && checksumLength != 0;
                     job._source = sourcePointer;
                     job._destination = destinationPointer;
                     job._destinationLength = destination.Length;
@@ -100,18 +98,16 @@ namespace ArrowLz4Fast.Frames
                     job._stride = stride;
                     job._hashContent = hashContent;
                     job._contentHash = contentHash;
-                    job._checked = 0;
-                    job._firstUnfinished = count;
-                    job.Run(Math.Min(parallelism.MaxDegreeOfParallelism, count) - 1);
+                    job.RunInOrder(Math.Min(parallelism.MaxDegreeOfParallelism, count) - 1);
                 }
 
-                int finished = job._firstUnfinished;
+                int finished = job.Kept;
                 Lz4FramesEventSource log = Lz4FramesEventSource.Log;
                 if (log.IsEnabled())
                     log.ParallelDecode(count, finished);
                 if (finished == 0)
                     return;
-                ref Block last = ref job._blocks[finished - 1];
+                ref Block last = ref job.Blocks[finished - 1];
                 written += (finished - 1) * stride + last.Decoded;
                 contentHash = job._contentHash;
                 reader.ResumeBeforeBlock(last.End, finished);
@@ -139,83 +135,23 @@ namespace ArrowLz4Fast.Frames
             return true;
         }
 
-        private void Setup(ReadOnlySpan<byte> source, int position, int count, int checksumLength, bool verifyBlockChecksums)
+        /// <summary>Hashes block <paramref name="index"/> (done): false at the first block that is not as assumed (short, or refused).</summary>
+        protected override bool Accept(int index)
         {
-            Prepare(count);
-            if (_blocks.Length < count)
-                _blocks = new Block[Math.Max(count, _blocks.Length * 2)];
-            for (int i = 0; i < count; i++)
-            {
-                uint field = BinaryPrimitives.ReadUInt32LittleEndian(source.Slice(position));
-                int size = (int)(field & ~Lz4FrameConstants.UncompressedBlockFlag);
-                ref Block block = ref _blocks[i];
-                block.DataOffset = position + Lz4FrameConstants.BlockHeaderLength;
-                block.Length = size;
-                block.Uncompressed = (field & Lz4FrameConstants.UncompressedBlockFlag) != 0;
-                block.End = block.DataOffset + size + checksumLength;
-                block.Decoded = -1;
-                position = block.End;
-            }
-            _verifyBlockChecksums = verifyBlockChecksums;
-        }
-
-        private void Run(int helpers)
-        {
-            try
-            {
-                StartAndClaim(helpers);
-                // Every block is claimed now: walk the rest in order, waiting only for blocks that are running.
-                while (_checked < Count && WaitDone(_checked))
-                {
-                    if (!Accept(_checked))
-                        break;
-                }
-                if (_checked < Count)
-                    _firstUnfinished = _checked;
-            }
-            finally
-            {
-                StopAndWaitForHelpers();
-            }
-            ThrowIfHelperFailed();
-        }
-
-        /// <summary>Takes block <paramref name="index"/> (done) into the result: false at the first block that is not as assumed.</summary>
-        private bool Accept(int index)
-        {
-            ref Block block = ref _blocks[index];
+            ref Block block = ref Blocks[index];
             if (block.Decoded < 0 || (index < Count - 1 && block.Decoded != _stride))
-            {
-                _firstUnfinished = index;
-                Stop();
                 return false;
-            }
             if (_hashContent)
                 XXH32.Update(ref _contentHash, new ReadOnlySpan<byte>(_destination + _frameOutput + (long)index * _stride, block.Decoded));
-            _checked = index + 1;
             return true;
-        }
-
-        protected override void AfterCallerBlock()
-        {
-            // Hash (or just check) the blocks that are done, in order, between the caller's own blocks.
-            while (_checked < Count && IsDone(_checked))
-            {
-                if (!Accept(_checked))
-                    return;
-            }
         }
 
         protected override void ProcessBlock(int index)
         {
-            ref Block block = ref _blocks[index];
+            ref Block block = ref Blocks[index];
             var data = new ReadOnlySpan<byte>(_source + block.DataOffset, block.Length);
-            if (_verifyBlockChecksums)
-            {
-                uint expected = BinaryPrimitives.ReadUInt32LittleEndian(new ReadOnlySpan<byte>(_source + block.DataOffset + block.Length, Lz4FrameConstants.ChecksumLength));
-                if (XXH32.DigestOf(data) != expected)
-                    return;
-            }
+            if (_verifyBlockChecksums && !ChecksumMatches(data, new ReadOnlySpan<byte>(_source + block.DataOffset + block.Length, Lz4FrameConstants.ChecksumLength)))
+                return;
 
             long position = _frameOutput + (long)index * _stride;
             if (position > _destinationLength)
@@ -242,15 +178,6 @@ namespace ArrowLz4Fast.Frames
             _source = null;
             _destination = null;
             Lz4JobPool<Lz4ParallelDecoder>.Return(this);
-        }
-
-        private struct Block
-        {
-            public int DataOffset;
-            public int Length;
-            public int End;
-            public int Decoded;
-            public bool Uncompressed;
         }
     }
 }
