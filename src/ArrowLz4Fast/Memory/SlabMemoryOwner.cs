@@ -195,8 +195,10 @@ namespace ArrowLz4Fast.Memory
             // Only managed bookkeeping is updated either way; the native memory is not touched.
             if (disposing && Volatile.Read(ref _pins) > 0)
                 throw new InvalidOperationException("Cannot free memory while it is pinned.");
-            // A writer that still owes the zeroing must not zero the block once it is someone else's.
-            if (Interlocked.CompareExchange(ref _clearState, Clean, Deferred) == Clearing)
+            // A writer that still owes the zeroing must not zero the block once it is someone else's. Read first: only
+            // an announced body is ever Deferred, and an atomic on every dispose costs a read of small batches ~6 ns a buffer.
+            int state = Volatile.Read(ref _clearState);
+            if ((state == Deferred || state == Clearing) && Interlocked.CompareExchange(ref _clearState, Clean, Deferred) == Clearing)
                 WaitWhileClearing();
             // Exactly one caller gets the slab: disposing twice, or on two threads at once, returns the block once.
             Slab? slab = Interlocked.Exchange(ref _slab, null);
