@@ -25,11 +25,12 @@ namespace ArrowLz4Fast.Benchmarks
     /// (the measurement) and with one reused across files (the best a pooled, Recyclable-like stream does), the package's one-liner
     /// (Lz4FramedArrow.CreateStreamReader, SlabMemoryAllocator), and the span API (DecodeToOwner, ArrowStreamReader
     /// over the pooled bytes). "decode" is plain decode throughput: K4os LZ4Stream, Lz4FrameStream read in 80 KiB
-    /// (Stream.CopyTo's size, every block through the window) and 4 MiB reads (blocks decoded in place), the span
+    /// (Stream.CopyTo's default size: every block through the window) and 4 MiB reads (blocks decoded in place),
+    /// Stream.CopyTo itself (its buffer grows to whole blocks after the first read), the span
     /// decoder into a preallocated destination, and native liblz4 LZ4F_decompress as the ceiling. "parallel-4MiB-reads"
     /// and "parallel-80KiB-reads" are Lz4FrameStream's read-ahead: the same reads with options of one thread (the
     /// baseline) and of two (the 4 MiB independent blocks decoded ahead on a helper thread; B4D's linked blocks never go
-    /// ahead), so each category's ratio is the 2-core/1-core speed-up.
+    /// ahead), so each category's ratio is the 2-core/1-core speed-up; "parallel-CopyTo" the same for Stream.CopyTo.
     /// </summary>
     [MemoryDiagnoser]
     [GroupBenchmarksBy(BenchmarkLogicalGroupRule.ByCategory, BenchmarkLogicalGroupRule.ByParams)]
@@ -126,6 +127,9 @@ namespace ArrowLz4Fast.Benchmarks
         public long Stream_4MiB_reads() => Drain(new Lz4FrameStream(new MemoryStream(_frame, writable: false), CompressionMode.Decompress), 4 << 20);
 
         [Benchmark, BenchmarkCategory("decode")]
+        public long Stream_CopyTo() => CopyOut(new Lz4FrameStream(new MemoryStream(_frame, writable: false), CompressionMode.Decompress));
+
+        [Benchmark, BenchmarkCategory("decode")]
         public long Span_Decode()
         {
             Lz4FrameDecoder.Decode(_frame, _destination, out _, out int written);
@@ -146,6 +150,20 @@ namespace ArrowLz4Fast.Benchmarks
 
         [Benchmark, BenchmarkCategory("parallel-80KiB-reads")]
         public long Stream_80KiB_reads_2_threads() => Drain(new Lz4FrameStream(new MemoryStream(_frame, writable: false), TwoThreads), 81920);
+
+        [Benchmark(Baseline = true), BenchmarkCategory("parallel-CopyTo")]
+        public long Stream_CopyTo_1_thread() => CopyOut(new Lz4FrameStream(new MemoryStream(_frame, writable: false), OneThread));
+
+        [Benchmark, BenchmarkCategory("parallel-CopyTo")]
+        public long Stream_CopyTo_2_threads() => CopyOut(new Lz4FrameStream(new MemoryStream(_frame, writable: false), TwoThreads));
+
+        /// <summary>Stream.CopyTo with its default buffer into a stream that keeps nothing, as Drain keeps nothing.</summary>
+        private static long CopyOut(Stream stream)
+        {
+            using (stream)
+                stream.CopyTo(Stream.Null);
+            return 0;
+        }
 
         private long Drain(Stream stream, int readSize)
         {

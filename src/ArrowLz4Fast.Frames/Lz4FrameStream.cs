@@ -1,4 +1,5 @@
 using System;
+using System.Buffers;
 using System.IO;
 using System.IO.Compression;
 using System.Threading;
@@ -108,6 +109,107 @@ namespace ArrowLz4Fast.Frames
             if (stream is null) throw new ArgumentNullException(nameof(stream));
             if (!stream.CanWrite) throw new ArgumentException("The stream must be writable to compress to it.", nameof(stream));
             return stream;
+        }
+
+#if NETCOREAPP2_0_OR_GREATER || NETSTANDARD2_1_OR_GREATER
+        /// <summary>
+        /// Decompresses the rest of the stream into <paramref name="destination"/>. Once the frame's block size is known
+        /// the pooled buffer grows to hold whole blocks (at read-ahead, the degree of them), so blocks are decoded
+        /// straight into it rather than through the stream's window: <paramref name="bufferSize"/> is only where it starts.
+        /// </summary>
+        /// <param name="destination">The stream the decompressed bytes are written to.</param>
+        /// <param name="bufferSize">The size of the first buffer; a positive number.</param>
+        public override void CopyTo(Stream destination, int bufferSize)
+        {
+            ValidateCopyArguments(destination, bufferSize);
+            Lz4FrameStreamReader reader = Reader();
+            byte[] buffer = ArrayPool<byte>.Shared.Rent(bufferSize);
+            try
+            {
+                int n;
+                while ((n = reader.Read(CopyTarget(reader, buffer).Span)) > 0)
+                {
+                    destination.Write(buffer, 0, n);
+                    buffer = GrowCopyBuffer(reader, buffer);
+                }
+            }
+            finally
+            {
+                ArrayPool<byte>.Shared.Return(buffer);
+            }
+        }
+#endif
+
+        /// <summary>
+        /// Decompresses the rest of the stream into <paramref name="destination"/> asynchronously, with a pooled buffer
+        /// that grows to whole blocks as <see cref="Stream.CopyTo(Stream, int)"/> does here.
+        /// </summary>
+        /// <param name="destination">The stream the decompressed bytes are written to.</param>
+        /// <param name="bufferSize">The size of the first buffer; a positive number.</param>
+        /// <param name="cancellationToken">Cancels the copy.</param>
+        /// <returns>The copy.</returns>
+        public override Task CopyToAsync(Stream destination, int bufferSize, CancellationToken cancellationToken)
+        {
+            ValidateCopyArguments(destination, bufferSize);
+            Lz4FrameStreamReader reader = Reader();
+            return CopyToAsyncCore(reader, destination, bufferSize, cancellationToken);
+        }
+
+        private static async Task CopyToAsyncCore(Lz4FrameStreamReader reader, Stream destination, int bufferSize, CancellationToken cancellationToken)
+        {
+            byte[] buffer = ArrayPool<byte>.Shared.Rent(bufferSize);
+            try
+            {
+                int n;
+                while ((n = await reader.ReadAsync(CopyTarget(reader, buffer), cancellationToken).ConfigureAwait(false)) > 0)
+                {
+#if NETCOREAPP2_1_OR_GREATER || NETSTANDARD2_1_OR_GREATER
+                    await destination.WriteAsync(buffer.AsMemory(0, n), cancellationToken).ConfigureAwait(false);
+#else
+                    await destination.WriteAsync(buffer, 0, n, cancellationToken).ConfigureAwait(false);
+#endif
+                    buffer = GrowCopyBuffer(reader, buffer);
+                }
+            }
+            finally
+            {
+                ArrayPool<byte>.Shared.Return(buffer);
+            }
+        }
+
+        /// <summary>
+        /// What of <paramref name="buffer"/> the next read of a copy fills: the output waiting in the windows, when there is
+        /// some, so that the read after it starts at a block with the whole buffer free, where blocks decode in place.
+        /// </summary>
+        private static Memory<byte> CopyTarget(Lz4FrameStreamReader reader, byte[] buffer)
+        {
+            long waiting = reader.BufferedOutput;
+            return waiting > 0 && waiting < buffer.Length ? buffer.AsMemory(0, (int)waiting) : buffer;
+        }
+
+        /// <summary>Trades <paramref name="buffer"/> for a larger pooled one when the current frame's blocks would not fit whole.</summary>
+        private static byte[] GrowCopyBuffer(Lz4FrameStreamReader reader, byte[] buffer)
+        {
+            int wanted = reader.WholeBlocksReadSize;
+            if (wanted <= buffer.Length)
+                return buffer;
+            ArrayPool<byte>.Shared.Return(buffer);
+            return ArrayPool<byte>.Shared.Rent(wanted);
+        }
+
+        /// <summary>The checks of <c>Stream.ValidateCopyToArguments</c>, which netstandard2.0 lacks.</summary>
+        private static void ValidateCopyArguments(Stream destination, int bufferSize)
+        {
+            if (destination is null)
+                throw new ArgumentNullException(nameof(destination));
+            if (bufferSize <= 0)
+                throw new ArgumentOutOfRangeException(nameof(bufferSize), bufferSize, "The buffer size must be positive.");
+            if (!destination.CanWrite)
+            {
+                if (destination.CanRead)
+                    throw new NotSupportedException("The destination stream cannot be written.");
+                throw new ObjectDisposedException(nameof(destination), "The destination stream is closed.");
+            }
         }
 
         /// <summary>The inner stream.</summary>

@@ -37,6 +37,9 @@ namespace ArrowLz4Fast.Frames
     {
         private const int InitialInputSize = 64 * 1024;
 
+        // The most WholeBlocksReadSize asks for with read-ahead.
+        private const int MaximumCopyBuffer = 16 << 20;
+
         // A linked window holds this much output after its history, so the history moves to the front only every few small blocks.
         private const int MinimumLinkedWindow = 512 * 1024;
 
@@ -103,6 +106,31 @@ namespace ArrowLz4Fast.Frames
             _degree = Math.Min(options.Parallelism.MaxDegreeOfParallelism, Lz4ParallelTiming.MaxWorkItemsPerCall + 1);
             _minimumParallelLength = options.Parallelism.MinimumLength;
             _input = ArrayPool<byte>.Shared.Rent(InitialInputSize);
+        }
+
+        /// <summary>A read buffer this size would take the current frame's blocks whole (with read-ahead, a batch's worth): 0 outside a frame.</summary>
+        public int WholeBlocksReadSize
+        {
+            get
+            {
+                if (!_inFrame)
+                    return 0;
+                // A batch's worth up to 16 MiB: past that the blocks go to the windows, whose copy costs less than the memory.
+                long batch = (long)_frame.BlockMaximumSize * (ReadsAhead ? _degree : 1);
+                return (int)Math.Max(_frame.BlockMaximumSize, Math.Min(batch, MaximumCopyBuffer));
+            }
+        }
+
+        /// <summary>Decoded bytes waiting in the windows: a read of exactly this many ends where the next block starts.</summary>
+        public long BufferedOutput
+        {
+            get
+            {
+                long bytes = _pendingEnd - _pendingStart;
+                for (int i = _aheadNext; i < _aheadCount; i++)
+                    bytes += _aheadLengths![i];
+                return bytes;
+            }
         }
 
         /// <summary>Decodes into <paramref name="buffer"/>; 0 only at the end of the last frame (or for an empty buffer).</summary>
