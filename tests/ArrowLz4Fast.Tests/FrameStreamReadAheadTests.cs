@@ -242,13 +242,7 @@ namespace ArrowLz4Fast.Tests
             foreach (int read in new[] { 4 << 20, 80 << 10 })
             {
                 events.Clear();
-                using var stream = new Lz4FrameStream(new MemoryStream(frame), new Lz4FrameDecoderOptions(parallelism: new Lz4Parallelism(2)));
-                var buffer = new byte[read];
-                var output = new MemoryStream();
-                int n;
-                while ((n = stream.Read(buffer, 0, buffer.Length)) > 0)
-                    output.Write(buffer, 0, n);
-                Assert.True(payload.AsSpan().SequenceEqual(output.ToArray()));
+                Assert.True(payload.AsSpan().SequenceEqual(ReadAtDegree2(frame, read)));
                 IReadOnlyList<int[]> batches = events.OnThisThread(FramesEvents.ParallelDecode);
                 // Blocks go ahead only when the input buffer (two block maximums here) holds two whole ones; a third
                 // joins when it is the last whole one buffered.
@@ -277,16 +271,22 @@ namespace ArrowLz4Fast.Tests
             byte[] frame = Encode(payload, new Lz4FrameEncoderOptions(blockSize: 4 << 20));
             Assert.True(frame.Length < 8 << 20, $"the frame is {frame.Length} bytes");
             using var events = new FramesEvents();
+            Assert.True(payload.AsSpan().SequenceEqual(ReadAtDegree2(frame, read)));
+            IReadOnlyList<int[]> batches = events.OnThisThread(FramesEvents.ParallelDecode);
+            Assert.Single(batches);
+            Assert.Equal(new[] { 3, 3 }, batches[0]);
+        }
+
+        /// <summary>Reads <paramref name="frame"/> through a stream with read-ahead at degree 2, <paramref name="read"/> bytes a read.</summary>
+        private static byte[] ReadAtDegree2(byte[] frame, int read)
+        {
             using var stream = new Lz4FrameStream(new MemoryStream(frame), new Lz4FrameDecoderOptions(parallelism: new Lz4Parallelism(2)));
             var buffer = new byte[read];
             var output = new MemoryStream();
             int n;
             while ((n = stream.Read(buffer, 0, buffer.Length)) > 0)
                 output.Write(buffer, 0, n);
-            Assert.True(payload.AsSpan().SequenceEqual(output.ToArray()));
-            IReadOnlyList<int[]> batches = events.OnThisThread(FramesEvents.ParallelDecode);
-            Assert.Single(batches);
-            Assert.Equal(new[] { 3, 3 }, batches[0]);
+            return output.ToArray();
         }
 
         [Fact]
