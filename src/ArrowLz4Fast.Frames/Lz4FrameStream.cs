@@ -114,8 +114,8 @@ namespace ArrowLz4Fast.Frames
 #if NETCOREAPP2_0_OR_GREATER || NETSTANDARD2_1_OR_GREATER
         /// <summary>
         /// Decompresses the rest of the stream into <paramref name="destination"/>. Once the frame's block size is known
-        /// the pooled buffer grows to hold whole blocks (at read-ahead, the degree of them), so blocks are decoded
-        /// straight into it rather than through the stream's window: <paramref name="bufferSize"/> is only where it starts.
+        /// the pooled buffer grows to a whole block (without read-ahead), so blocks are decoded straight into it rather
+        /// than through the stream's window: <paramref name="bufferSize"/> is only where it starts.
         /// </summary>
         /// <param name="destination">The stream the decompressed bytes are written to.</param>
         /// <param name="bufferSize">The size of the first buffer; a positive number.</param>

@@ -37,8 +37,6 @@ namespace ArrowLz4Fast.Frames
     {
         private const int InitialInputSize = 64 * 1024;
 
-        // The most WholeBlocksReadSize asks for with read-ahead.
-        private const int MaximumCopyBuffer = 16 << 20;
 
         // A linked window holds this much output after its history, so the history moves to the front only every few small blocks.
         private const int MinimumLinkedWindow = 512 * 1024;
@@ -108,18 +106,12 @@ namespace ArrowLz4Fast.Frames
             _input = ArrayPool<byte>.Shared.Rent(InitialInputSize);
         }
 
-        /// <summary>A read buffer this size would take the current frame's blocks whole (with read-ahead, a batch's worth): 0 outside a frame.</summary>
-        public int WholeBlocksReadSize
-        {
-            get
-            {
-                if (!_inFrame)
-                    return 0;
-                // A batch's worth up to 16 MiB: past that the blocks go to the windows, whose copy costs less than the memory.
-                long batch = (long)_frame.BlockMaximumSize * (ReadsAhead ? _degree : 1);
-                return (int)Math.Max(_frame.BlockMaximumSize, Math.Min(batch, MaximumCopyBuffer));
-            }
-        }
+        /// <summary>
+        /// A read buffer this size would take the current frame's blocks whole: its block maximum when the reader
+        /// decodes on the calling thread alone, 0 outside a frame or with read-ahead, whose helpers do better in the
+        /// ring of windows than in a buffer the caller has just read (docs/streams.md).
+        /// </summary>
+        public int WholeBlocksReadSize => _inFrame && !ReadsAhead ? _frame.BlockMaximumSize : 0;
 
         /// <summary>Decoded bytes waiting in the windows: a read of exactly this many ends where the next block starts.</summary>
         public long BufferedOutput
