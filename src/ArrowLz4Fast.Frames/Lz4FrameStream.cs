@@ -193,8 +193,10 @@ namespace ArrowLz4Fast.Frames
             int wanted = reader.WholeBlocksReadSize;
             if (wanted <= buffer.Length)
                 return buffer;
+            // Rented before the old one goes back: if the rent throws, the caller's finally returns the old buffer once.
+            byte[] larger = ArrayPool<byte>.Shared.Rent(wanted);
             ArrayPool<byte>.Shared.Return(buffer);
-            return ArrayPool<byte>.Shared.Rent(wanted);
+            return larger;
         }
 
         /// <summary>The checks of <c>Stream.ValidateCopyToArguments</c>, which netstandard2.0 lacks.</summary>

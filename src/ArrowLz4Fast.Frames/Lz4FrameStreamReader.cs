@@ -37,7 +37,6 @@ namespace ArrowLz4Fast.Frames
     {
         private const int InitialInputSize = 64 * 1024;
 
-
         // A linked window holds this much output after its history, so the history moves to the front only every few small blocks.
         private const int MinimumLinkedWindow = 512 * 1024;
 
