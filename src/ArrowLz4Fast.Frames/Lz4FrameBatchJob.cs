@@ -1,0 +1,113 @@
+using System;
+using System.IO;
+using System.Runtime.ExceptionServices;
+
+namespace ArrowLz4Fast.Frames
+{
+    /// <summary>
+    /// <see cref="Lz4FrameDecoder.DecodeBatch"/> on several threads: the items are claimed largest first (the largest
+    /// bounds the batch, so it starts first), each decoded sequentially by the thread that claimed it. Jobs are pooled
+    /// and keep their claim-order arrays, so a steady reader allocates nothing per batch.
+    /// </summary>
+    internal sealed unsafe class Lz4FrameBatchJob : Lz4ParallelJob
+    {
+        private readonly object _gate = new();
+        private byte* _source;
+        private int _sourceLength;
+        private byte* _destination;
+        private int _destinationLength;
+        private Lz4FrameBatchItem* _items;
+        private int _first;
+        private int[] _order = new int[16];
+        private long[] _keys = new long[16];
+        private Lz4FrameDecoderOptions _options;
+        private int _errorIndex;
+        private ExceptionDispatchInfo? _error;
+
+        public static void Run(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions sequential, int degree)
+        {
+            Lz4FrameBatchJob job = Lz4JobPool<Lz4FrameBatchJob>.Rent();
+            try
+            {
+                fixed (byte* sourcePointer = source)
+                fixed (byte* destinationPointer = destination)
+                fixed (Lz4FrameBatchItem* itemPointer = items)
+                {
+                    job._source = sourcePointer;
+                    job._sourceLength = source.Length;
+                    job._destination = destinationPointer;
+                    job._destinationLength = destination.Length;
+                    job._items = itemPointer;
+                    job._options = sequential;
+                    job._errorIndex = int.MaxValue;
+                    job._error = null;
+                    // The claim word counts at most MaximumBlocks - 1 items a call; a longer batch runs in parts.
+                    for (int first = 0; first < items.Length; first += Lz4ParallelJob.MaximumBlocks - 1)
+                        job.RunPart(first, Math.Min(items.Length - first, Lz4ParallelJob.MaximumBlocks - 1), degree);
+                }
+                job._error?.Throw();
+            }
+            finally
+            {
+                job._source = null;
+                job._destination = null;
+                job._items = null;
+                job._error = null;
+                Lz4JobPool<Lz4FrameBatchJob>.Return(job);
+            }
+        }
+
+        private void RunPart(int first, int count, int degree)
+        {
+            if (_order.Length < count)
+            {
+                _order = new int[Math.Max(count, _order.Length * 2)];
+                _keys = new long[_order.Length];
+            }
+            for (int i = 0; i < count; i++)
+            {
+                _order[i] = first + i;
+                // Largest first; equal lengths keep item order.
+                _keys[i] = -(((long)_items[first + i].DestinationLength << 32) - i);
+            }
+            Array.Sort(_keys, _order, 0, count);
+            _first = first;
+            Prepare(count);
+            try
+            {
+                StartAndClaim(Math.Min(degree, count) - 1);
+            }
+            finally
+            {
+                StopAndWaitForHelpers();
+            }
+            ThrowIfHelperFailed();
+        }
+
+        protected override void ProcessBlock(int index)
+        {
+            int item = _order[index];
+            try
+            {
+                Lz4FrameDecoder.DecodeBatchItem(
+                    new ReadOnlySpan<byte>(_source, _sourceLength), new Span<byte>(_destination, _destinationLength), in _items[item], item, _options);
+            }
+            catch (Exception e) when (e is InvalidDataException || e is NotSupportedException)
+            {
+                // The first failing item in item order is reported, whichever thread met it.
+                lock (_gate)
+                {
+                    if (item < _errorIndex)
+                    {
+                        _errorIndex = item;
+                        _error = ExceptionDispatchInfo.Capture(e);
+                    }
+                }
+            }
+        }
+
+        protected override void AfterCallerBlock()
+        {
+        }
+    }
+}

@@ -1,0 +1,100 @@
+using System;
+using System.IO;
+
+namespace ArrowLz4Fast.Frames
+{
+    public static partial class Lz4FrameDecoder
+    {
+        /// <summary>
+        /// Decodes many independent frames, each into its own place in <paramref name="destination"/>, on the calling
+        /// thread and, with <see cref="Lz4FrameDecoderOptions.Parallelism"/>, on helper threads: the frames are spread
+        /// over the threads, largest first, each decoded by one thread (the frames of a columnar container, such as the
+        /// buffers of an Arrow IPC record batch).
+        /// </summary>
+        /// <remarks>
+        /// <para>
+        /// Each item must decode to exactly its <see cref="Lz4FrameBatchItem.DestinationLength"/>. Items run in parallel
+        /// when the options allow more than one thread, there are two or more, and their destinations add up to the
+        /// parallelism's <see cref="Lz4Parallelism.MinimumLength"/>; otherwise in order on the calling thread. The
+        /// calling thread takes part and never waits for a helper that has not started. Nothing is allocated per item.
+        /// </para>
+        /// <para>
+        /// The destinations must not overlap (the bytes where they do are then unspecified; nothing is written outside
+        /// an item's own range). When items fail, the exception of the first failing item in <paramref name="items"/>
+        /// order is thrown, after every other item has been decoded or has failed; offsets are in
+        /// <paramref name="source"/>.
+        /// </para>
+        /// </remarks>
+        /// <param name="source">The bytes the items' source ranges are in.</param>
+        /// <param name="destination">The memory the items' destination ranges are in.</param>
+        /// <param name="items">The frames to decode and where.</param>
+        /// <param name="options">Checksum verification and parallelism; the default verifies, on the calling thread only.</param>
+        /// <exception cref="ArgumentOutOfRangeException">An item's range is negative or outside the source or the destination.</exception>
+        /// <exception cref="ArgumentException">A stored item's two lengths differ.</exception>
+        /// <exception cref="InvalidDataException">
+        /// An item's bytes are malformed, truncated, fail a checksum, or decode to another length than the item's; the
+        /// message names the item, and the inner <see cref="Lz4FrameException"/>'s offset is in <paramref name="source"/>.
+        /// </exception>
+        /// <exception cref="NotSupportedException">An item's frame names a dictionary.</exception>
+        public static void DecodeBatch(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions options = default)
+        {
+            long total = 0;
+            for (int i = 0; i < items.Length; i++)
+            {
+                ref readonly Lz4FrameBatchItem item = ref items[i];
+                if (!InRange(item.SourceOffset, item.SourceLength, source.Length) || !InRange(item.DestinationOffset, item.DestinationLength, destination.Length))
+                    throw new ArgumentOutOfRangeException(nameof(items), $"Item {i} ({item}) is not inside the source ({source.Length} bytes) and the destination ({destination.Length} bytes).");
+                if (item.Stored && item.SourceLength != item.DestinationLength)
+                    throw new ArgumentException($"Item {i} is stored but its source length {item.SourceLength} differs from its destination length {item.DestinationLength}.", nameof(items));
+                total += item.DestinationLength;
+            }
+
+            var sequential = new Lz4FrameDecoderOptions(options.VerifyChecksums, Lz4Parallelism.Sequential);
+            Lz4Parallelism parallelism = options.Parallelism;
+            if (!parallelism.IsParallel || items.Length < 2 || total < parallelism.MinimumLength)
+            {
+                for (int i = 0; i < items.Length; i++)
+                    DecodeBatchItem(source, destination, in items[i], i, sequential);
+                return;
+            }
+            Lz4FrameBatchJob.Run(source, destination, items, sequential, parallelism.MaxDegreeOfParallelism);
+        }
+
+        private static bool InRange(int offset, int length, int limit) => offset >= 0 && length >= 0 && offset <= limit - length;
+
+        /// <summary>Decodes (or copies) one item, with its errors worded for the batch and located in the batch's source.</summary>
+        internal static void DecodeBatchItem(ReadOnlySpan<byte> source, Span<byte> destination, in Lz4FrameBatchItem item, int index, Lz4FrameDecoderOptions sequential)
+        {
+            ReadOnlySpan<byte> input = source.Slice(item.SourceOffset, item.SourceLength);
+            Span<byte> output = destination.Slice(item.DestinationOffset, item.DestinationLength);
+            if (item.Stored)
+            {
+                input.CopyTo(output);
+                return;
+            }
+
+            Lz4FrameDecodeStatus status;
+            int consumed, written;
+            try
+            {
+                status = Decode(input, output, out consumed, out written, sequential);
+            }
+            catch (InvalidDataException e)
+            {
+                long at = e.InnerException is Lz4FrameException frame && frame.Offset >= 0 ? frame.Offset : 0;
+                throw Lz4FrameErrors.Create($"Invalid LZ4 data in batch item {index} (its frame starts at byte offset {item.SourceOffset}): {e.Message}", item.SourceOffset + at, e);
+            }
+            switch (status)
+            {
+                case Lz4FrameDecodeStatus.Done:
+                    if (written != output.Length)
+                        throw Lz4FrameErrors.At(item.SourceOffset + consumed, $"batch item {index} decodes to {written} bytes but declares {output.Length}");
+                    return;
+                case Lz4FrameDecodeStatus.DestinationTooSmall:
+                    throw Lz4FrameErrors.At(item.SourceOffset + consumed, $"batch item {index} decodes to more than the {output.Length} bytes it declares");
+                default:
+                    throw Lz4FrameErrors.DictionaryNotSupported(item.SourceOffset + consumed, Lz4FrameDescriptor.Read(input, consumed).DictionaryId);
+            }
+        }
+    }
+}
