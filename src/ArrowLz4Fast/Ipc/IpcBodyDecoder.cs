@@ -1,5 +1,6 @@
 using System;
 using System.Buffers;
+using System.IO;
 using ArrowLz4Fast.Frames;
 
 namespace ArrowLz4Fast.Ipc
@@ -7,17 +8,17 @@ namespace ArrowLz4Fast.Ipc
     /// <summary>
     /// Decodes a laid-out body into its destination with one degree of parallelism: small bodies on the calling thread;
     /// a body one buffer dominates on the calling thread with block-parallel frame decoding; any other body buffer by
-    /// buffer on the caller and helpers, each buffer decoded sequentially, so the two levels never both fan out.
+    /// buffer with <see cref="Lz4FrameDecoder.DecodeBatch"/> (the caller and the frame package's helper threads, each
+    /// buffer decoded sequentially), so the two levels never both fan out.
     /// </summary>
     internal sealed class IpcBodyDecoder
     {
         private readonly Lz4FrameDecoderOptions _sequential;
         private readonly Lz4FrameDecoderOptions _blockParallel;
+        private readonly Lz4FrameDecoderOptions _bufferParallel;
         private readonly int _degree;
         private readonly int _minimumParallelLength;
-        private int[] _order = Array.Empty<int>();
-        private long[] _keys = Array.Empty<long>();
-        private IpcParallelDecode? _job;
+        private Lz4FrameBatchItem[] _batch = Array.Empty<Lz4FrameBatchItem>();
 
         public IpcBodyDecoder(Lz4FastOptions options)
         {
@@ -26,6 +27,8 @@ namespace ArrowLz4Fast.Ipc
             _minimumParallelLength = parallelism.MinimumLength;
             _sequential = new Lz4FrameDecoderOptions(options.VerifyChecksums, Lz4Parallelism.Sequential);
             _blockParallel = new Lz4FrameDecoderOptions(options.VerifyChecksums, parallelism);
+            // The body as a whole passed the minimum length below; the batch must not apply it again to the buffers alone.
+            _bufferParallel = new Lz4FrameDecoderOptions(options.VerifyChecksums, _degree > 1 ? new Lz4Parallelism(_degree, 1) : Lz4Parallelism.Sequential);
         }
 
         public void Decode(ReadOnlySpan<byte> body, Span<byte> destination, long bodyOffset, IpcBufferItem[] items, int count)
@@ -50,43 +53,54 @@ namespace ArrowLz4Fast.Ipc
             if (!parallel || largest * 4 >= destination.Length * 3L)
             {
                 Lz4FrameDecoderOptions options = _degree > 1 && largest >= _minimumParallelLength ? _blockParallel : _sequential;
-                for (int i = 0; i < count; i++)
-                    IpcBufferDecoder.Decode(body, destination, in items[i], bodyOffset, options);
+                DecodeInOrder(body, destination, bodyOffset, items, count, options);
                 return;
             }
 
-            if (_order.Length < work || _keys.Length < work)
+            if (_batch.Length < count)
             {
                 Release();
-                _order = ArrayPool<int>.Shared.Rent(work);
-                _keys = ArrayPool<long>.Shared.Rent(work);
+                _batch = ArrayPool<Lz4FrameBatchItem>.Shared.Rent(count);
             }
             int n = 0;
             for (int i = 0; i < count; i++)
             {
-                if (items[i].Length > 0 || !items[i].Raw)
+                ref IpcBufferItem item = ref items[i];
+                if (item.SourceLength == 0 && !item.Raw)
                 {
-                    _order[n] = i;
-                    _keys[n] = -(long)items[i].Length;
-                    n++;
+                    // Arrow .NET and Arrow Java write an empty buffer as a bare 0 prefix; it is checked, not decoded.
+                    if (item.Length != 0)
+                        IpcBufferDecoder.Decode(body, destination, in item, bodyOffset, _sequential);
+                    continue;
                 }
+                if (item.Length > 0 || !item.Raw)
+                    _batch[n++] = new Lz4FrameBatchItem(item.Source, item.SourceLength, item.Destination, item.Length, item.Raw);
             }
-            Array.Sort(_keys, _order, 0, n);
-
-            if (_job is null || !_job.Idle)
-                _job = new IpcParallelDecode();
-            _job.Run(body, destination, bodyOffset, items, _order, n, Math.Min(_degree, n) - 1, _sequential);
+            try
+            {
+                Lz4FrameDecoder.DecodeBatch(body, destination, _batch.AsSpan(0, n), _bufferParallel);
+            }
+            catch (Exception e) when (e is InvalidDataException || e is NotSupportedException)
+            {
+                // Bad input is rare: the buffers decode again in body order so that the error is the one the
+                // sequential path gives, worded for the stream and at its offset in the input.
+                DecodeInOrder(body, destination, bodyOffset, items, count, _sequential);
+                throw;
+            }
         }
 
-        /// <summary>Returns the pooled claim-order arrays.</summary>
+        /// <summary>Returns the pooled batch array.</summary>
         public void Release()
         {
-            if (_order.Length > 0)
-                ArrayPool<int>.Shared.Return(_order);
-            if (_keys.Length > 0)
-                ArrayPool<long>.Shared.Return(_keys);
-            _order = Array.Empty<int>();
-            _keys = Array.Empty<long>();
+            if (_batch.Length > 0)
+                ArrayPool<Lz4FrameBatchItem>.Shared.Return(_batch);
+            _batch = Array.Empty<Lz4FrameBatchItem>();
+        }
+
+        private static void DecodeInOrder(ReadOnlySpan<byte> body, Span<byte> destination, long bodyOffset, IpcBufferItem[] items, int count, Lz4FrameDecoderOptions options)
+        {
+            for (int i = 0; i < count; i++)
+                IpcBufferDecoder.Decode(body, destination, in items[i], bodyOffset, options);
         }
     }
 }
