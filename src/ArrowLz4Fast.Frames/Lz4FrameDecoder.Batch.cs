@@ -21,8 +21,8 @@ namespace ArrowLz4Fast.Frames
         /// <para>
         /// The destinations must not overlap (the bytes where they do are then unspecified; nothing is written outside
         /// an item's own range). When items fail, the exception of the first failing item in <paramref name="items"/>
-        /// order is thrown, after every other item has been decoded or has failed; offsets are in
-        /// <paramref name="source"/>.
+        /// order is thrown (offsets in <paramref name="source"/>): in a parallel run after every other item has been
+        /// decoded or has failed, in a sequential run at once, with the items after it left as they were.
         /// </para>
         /// </remarks>
         /// <param name="source">The bytes the items' source ranges are in.</param>
