@@ -56,6 +56,11 @@ namespace ArrowLz4Fast.Fuzz
                 if (problem is not null)
                 {
                     Interlocked.Increment(ref failures);
+                    if (options.OutDir is not null)
+                    {
+                        Directory.CreateDirectory(options.OutDir);
+                        File.WriteAllBytes(Path.Combine(options.OutDir, $"ipc-{options.Seed}-{index}.arrows"), mutant);
+                    }
                     findings.Enqueue($"  --ipc --seed {options.Seed} --index {index} [{seed.Name}, {what}, degree {degree}] {problem}");
                 }
                 else if (wasRejected)

@@ -109,6 +109,49 @@ namespace ArrowLz4Fast.Tests
             AssertInvalidAt(bytes, batch.Start + 2, "length prefix");
         }
 
+        /// <summary>
+        /// Arrow .NET reads a batch's nodes and buffers by index past the end of their vectors, so a batch that lists fewer
+        /// than its schema needs would read other bytes through the rewritten metadata than through the original (found by
+        /// fuzz --ipc, seed 7, mutants 375 and 2735): the wrapper refuses it. Real streams with the vector counts lowered by one.
+        /// </summary>
+        [Theory]
+        [InlineData("ipc/java/nested_dict.arrows", 2)]
+        [InlineData("ipc/pyarrow/nested_dict.arrows", 2)]
+        [InlineData("ipc/rust/strings.arrows", 2)]
+        [InlineData("ipc/pyarrow/numeric.arrows", 2)]
+        [InlineData("ipc/java/nested_dict.arrows", 1)]
+        [InlineData("ipc/java/nested_dict.arrows", 0)]
+        public void A_batch_listing_fewer_nodes_or_buffers_than_its_schema_is_invalid_data(string file, int vector)
+        {
+            byte[] original = File.ReadAllBytes(Corpus.Committed(file));
+            // The unmodified stream reads: the check does not refuse real batches.
+            IpcWrapped.Drain(original, IpcWrapped.Options(2, 1), new[] { 0 });
+
+            IpcMutator.Message batch = IpcMutator.Messages(original).First(m => m.Lz4 && IsRecordBatch(original, m));
+            var reader = new Ipc.FlatReader(original, batch.Metadata, batch.MetadataLength, batch.Metadata);
+            Ipc.IpcMessage parsed = Ipc.IpcMessageParser.Parse(reader);
+            // vector 2: buffers, 1: nodes, 0: both.
+            byte[] bytes = (byte[])original.Clone();
+            if (vector != 1)
+                Lower(bytes, batch.Metadata + parsed.Buffers - 4, out _);
+            if (vector != 2)
+                Lower(bytes, batch.Metadata + parsed.Nodes - 4, out _);
+
+            var e = Assert.Throws<InvalidDataException>(() => IpcWrapped.Drain(bytes, IpcWrapped.Options(2, 1), new[] { 0 }));
+            Assert.Contains("but its schema needs", e.Message, StringComparison.Ordinal);
+            Assert.Equal(batch.Metadata, Assert.IsType<Lz4FrameException>(e.InnerException).Offset);
+        }
+
+        private static bool IsRecordBatch(byte[] bytes, IpcMutator.Message message) =>
+            Ipc.IpcMessageParser.Parse(new Ipc.FlatReader(bytes, message.Metadata, message.MetadataLength, message.Metadata)).HeaderType == Ipc.IpcMessageParser.HeaderRecordBatch;
+
+        private static void Lower(byte[] bytes, int countAt, out int count)
+        {
+            count = BitConverter.ToInt32(bytes, countAt);
+            Assert.True(count > 0);
+            BitConverter.GetBytes(count - 1).CopyTo(bytes, countAt);
+        }
+
         private static void AssertInvalidAt(byte[] bytes, long offset, string what)
         {
             var e = Assert.Throws<InvalidDataException>(() => IpcWrapped.Drain(bytes, IpcWrapped.Options(1), new[] { 0 }));

@@ -103,6 +103,9 @@ namespace ArrowLz4Fast.Ipc
             return (vector + 4, (int)count);
         }
 
+        /// <summary>The table an element of a vector of tables (a uoffset at <paramref name="position"/>) refers to.</summary>
+        public FlatTable TableAt(int position, string what) => Table(Follow(position, what), what);
+
         public long ReadInt64(int position) => BinaryPrimitives.ReadInt64LittleEndian(Data.Slice(position));
 
         public long InputOffset(int position) => _inputOffset + position;

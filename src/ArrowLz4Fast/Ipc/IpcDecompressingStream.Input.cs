@@ -166,11 +166,17 @@ namespace ArrowLz4Fast
             return true;
         }
 
+        // The field nodes and buffers a record batch of the last schema needs (IpcSchemaLayout); -1 when not checked.
+        private int _schemaNodes = -1;
+        private int _schemaBuffers = -1;
+
         private IpcMessage ParseMetadata(int length, out FlatReader reader)
         {
             long metadataOffset = _position - length;
             reader = new FlatReader(_header, 8, length, metadataOffset);
             IpcMessage message = IpcMessageParser.Parse(reader);
+            if (message.HeaderType == IpcMessageParser.HeaderSchema)
+                (_schemaNodes, _schemaBuffers) = IpcSchemaLayout.Read(reader, message.Root);
             BinaryPrimitives.WriteInt32LittleEndian(_header, Continuation);
             BinaryPrimitives.WriteInt32LittleEndian(_header.AsSpan(4), length);
             if (!message.Lz4)
@@ -181,6 +187,8 @@ namespace ArrowLz4Fast
             }
             if (message.BodyLength > DefaultMaxBodyLength)
                 IpcErrors.Throw(metadataOffset, $"the compressed body of {message.BodyLength} bytes is longer than the longest array");
+            if (!message.Dictionary.Exists && _schemaNodes >= 0 && (message.NodeCount < _schemaNodes || message.BufferCount < _schemaBuffers))
+                IpcErrors.Throw(metadataOffset, $"message metadata, the record batch lists {message.NodeCount} field node(s) and {message.BufferCount} buffer(s) but its schema needs {_schemaNodes} and {_schemaBuffers}");
             IpcBodyLayout.CheckExtents(reader, message);
             if (_items.Length < message.BufferCount)
             {

@@ -9,6 +9,9 @@ namespace ArrowLz4Fast.Ipc
         /// <summary>The batch has a BodyCompression, of any codec.</summary>
         public bool Compressed;
 
+        /// <summary>Message.header_type: 1 Schema, 2 DictionaryBatch, 3 RecordBatch.</summary>
+        public int HeaderType;
+
         /// <summary>The declared body length (checked: 0 or more).</summary>
         public long BodyLength;
 

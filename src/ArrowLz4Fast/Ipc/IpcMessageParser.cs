@@ -7,6 +7,7 @@ namespace ArrowLz4Fast.Ipc
     internal static class IpcMessageParser
     {
         // Union MessageHeader values, table field indexes and enum values of Message.fbs and Schema.fbs.
+        internal const int HeaderSchema = 1;
         internal const int HeaderDictionaryBatch = 2;
         internal const int HeaderRecordBatch = 3;
         internal const int MessageHeaderType = 1;
@@ -30,6 +31,7 @@ namespace ArrowLz4Fast.Ipc
             FlatTable root = reader.Root("Message");
             message.Root = root;
             int headerType = reader.UInt8(root, MessageHeaderType, 0, "Message.header_type");
+            message.HeaderType = headerType;
             message.BodyLengthField = reader.Field(root, MessageBodyLength, 8, "Message.bodyLength");
             message.BodyLength = message.BodyLengthField < 0 ? 0 : reader.ReadInt64(message.BodyLengthField);
             if (message.BodyLength < 0)
