@@ -118,7 +118,7 @@ namespace ArrowLz4Fast.Tests
         [InlineData("ipc/java/nested_dict.arrows", 2)]
         [InlineData("ipc/pyarrow/nested_dict.arrows", 2)]
         [InlineData("ipc/rust/strings.arrows", 2)]
-        [InlineData("ipc/pyarrow/numeric.arrows", 2)]
+        [InlineData("ipc/pyarrow/strings.arrows", 2)]
         [InlineData("ipc/java/nested_dict.arrows", 1)]
         [InlineData("ipc/java/nested_dict.arrows", 0)]
         public void A_batch_listing_fewer_nodes_or_buffers_than_its_schema_is_invalid_data(string file, int vector)
