@@ -50,12 +50,7 @@ namespace ArrowLz4Fast.Tests
             Batch batch = Batch.Pack(CorpusEntries(), seed: 100 + degree);
             Assert.True(batch.Items.Length >= 60);
             Assert.Contains(batch.Items, i => i.Stored);
-            byte[] destination = batch.NewDestination(Sentinel);
-            byte[] before = destination.ToArray();
-
-            Lz4FrameDecoder.DecodeBatch(batch.Source, destination, batch.Items, Options(degree));
-
-            AssertDecoded(batch, destination, before);
+            DecodeIntoSentinelAndCheck(batch, degree);
         }
 
         [Theory]
@@ -127,12 +122,7 @@ namespace ArrowLz4Fast.Tests
                     entries.Add(Entry.Raw($"ipc buffer {i}, stored", buffers[i].Frame));
             }
             Batch batch = Batch.Pack(entries, seed);
-            byte[] destination = batch.NewDestination(Sentinel);
-            byte[] before = destination.ToArray();
-
-            Lz4FrameDecoder.DecodeBatch(batch.Source, destination, batch.Items, Options(degree));
-
-            AssertDecoded(batch, destination, before);
+            byte[] destination = DecodeIntoSentinelAndCheck(batch, degree);
             Assert.Contains(batch.Items, i => !i.Stored && i.DestinationLength > 0);
             foreach ((int entry, string sha) in digests)
             {
@@ -218,10 +208,7 @@ namespace ArrowLz4Fast.Tests
                 foreach (Entry entry in new[] { Entry.Frame(frame.Name, frame.Frame, frame.Content.Length), Entry.Raw(frame.Name + ", stored", frame.Content) })
                 {
                     Batch batch = Batch.Pack(new[] { entry }, seed: frame.Frame.Length + degree);
-                    byte[] destination = batch.NewDestination(Sentinel);
-                    byte[] before = destination.ToArray();
-                    Lz4FrameDecoder.DecodeBatch(batch.Source, destination, batch.Items, Options(degree));
-                    AssertDecoded(batch, destination, before);
+                    DecodeIntoSentinelAndCheck(batch, degree);
                 }
             }
         }
@@ -707,6 +694,16 @@ namespace ArrowLz4Fast.Tests
                 }
                 return order;
             }
+        }
+
+        /// <summary>Decodes the batch into a sentinel-filled destination, checks every item and every gap, and returns it.</summary>
+        private static byte[] DecodeIntoSentinelAndCheck(Batch batch, int degree)
+        {
+            byte[] destination = batch.NewDestination(Sentinel);
+            byte[] before = destination.ToArray();
+            Lz4FrameDecoder.DecodeBatch(batch.Source, destination, batch.Items, Options(degree));
+            AssertDecoded(batch, destination, before);
+            return destination;
         }
 
         /// <summary>Every item holds what Decode gives for its frame alone (or its stored bytes); every byte outside the items is as it was.</summary>
