@@ -17,7 +17,6 @@ namespace ArrowLz4Fast.Frames
         private byte* _destination;
         private int _destinationLength;
         private Lz4FrameBatchItem* _items;
-        private int _first;
         private int[] _order = new int[16];
         private long[] _keys = new long[16];
         private Lz4FrameDecoderOptions _options;
@@ -71,7 +70,6 @@ namespace ArrowLz4Fast.Frames
                 _keys[i] = -(((long)_items[first + i].DestinationLength << 32) - i);
             }
             Array.Sort(_keys, _order, 0, count);
-            _first = first;
             Prepare(count);
             try
             {
