@@ -142,8 +142,44 @@ namespace ArrowLz4Fast.Tests
             Assert.Equal(batch.Metadata, Assert.IsType<Lz4FrameException>(e.InnerException).Offset);
         }
 
-        private static bool IsRecordBatch(byte[] bytes, IpcMutator.Message message) =>
-            Ipc.IpcMessageParser.Parse(new Ipc.FlatReader(bytes, message.Metadata, message.MetadataLength, message.Metadata)).HeaderType == Ipc.IpcMessageParser.HeaderRecordBatch;
+        /// <summary>
+        /// The same for dictionary batches, whose layout is that of the dictionary's value type: every compressed
+        /// dictionary batch of real streams (strings, lists of strings, structs), one at a time, with its counts lowered.
+        /// </summary>
+        [Theory]
+        [InlineData("ipc/java/nested_dict.arrows", 2)]
+        [InlineData("ipc/java/nested_dict.arrows", 1)]
+        [InlineData("ipc/pyarrow/nested_dict.arrows", 2)]
+        [InlineData("ipc/pyarrow/nested_dict.arrows", 0)]
+        [InlineData("ipc/rust/nested_dict.arrows", 2)]
+        public void A_dictionary_batch_listing_fewer_nodes_or_buffers_than_its_values_need_is_invalid_data(string file, int vector)
+        {
+            byte[] original = File.ReadAllBytes(Corpus.Committed(file));
+            IpcWrapped.Drain(original, IpcWrapped.Options(2, 1), new[] { 0 });
+
+            var dictionaries = IpcMutator.Messages(original).Where(m => m.Lz4 && HeaderType(original, m) == Ipc.IpcMessageParser.HeaderDictionaryBatch).ToList();
+            Assert.NotEmpty(dictionaries);
+            foreach (IpcMutator.Message dictionary in dictionaries)
+            {
+                var reader = new Ipc.FlatReader(original, dictionary.Metadata, dictionary.MetadataLength, dictionary.Metadata);
+                Ipc.IpcMessage parsed = Ipc.IpcMessageParser.Parse(reader);
+                byte[] bytes = (byte[])original.Clone();
+                if (vector != 1)
+                    Lower(bytes, dictionary.Metadata + parsed.Buffers - 4, out _);
+                if (vector != 2)
+                    Lower(bytes, dictionary.Metadata + parsed.Nodes - 4, out _);
+
+                var e = Assert.Throws<InvalidDataException>(() => IpcWrapped.Drain(bytes, IpcWrapped.Options(2, 1), new[] { 0 }));
+                Assert.Contains("the dictionary batch of id", e.Message, StringComparison.Ordinal);
+                Assert.Contains("but its schema needs", e.Message, StringComparison.Ordinal);
+                Assert.Equal(dictionary.Metadata, Assert.IsType<Lz4FrameException>(e.InnerException).Offset);
+            }
+        }
+
+        private static bool IsRecordBatch(byte[] bytes, IpcMutator.Message message) => HeaderType(bytes, message) == Ipc.IpcMessageParser.HeaderRecordBatch;
+
+        private static int HeaderType(byte[] bytes, IpcMutator.Message message) =>
+            Ipc.IpcMessageParser.Parse(new Ipc.FlatReader(bytes, message.Metadata, message.MetadataLength, message.Metadata)).HeaderType;
 
         private static void Lower(byte[] bytes, int countAt, out int count)
         {

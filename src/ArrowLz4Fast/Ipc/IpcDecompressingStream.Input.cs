@@ -1,6 +1,7 @@
 using System;
 using System.Buffers;
 using System.Buffers.Binary;
+using System.Collections.Generic;
 using System.Runtime.InteropServices;
 using System.Threading;
 using System.Threading.Tasks;
@@ -170,13 +171,16 @@ namespace ArrowLz4Fast
         private int _schemaNodes = -1;
         private int _schemaBuffers = -1;
 
+        // What a dictionary batch of each id the last schema names needs (IpcSchemaLayout); created at the first schema.
+        private List<IpcDictionaryLayout>? _dictionaryLayouts;
+
         private IpcMessage ParseMetadata(int length, out FlatReader reader)
         {
             long metadataOffset = _position - length;
             reader = new FlatReader(_header, 8, length, metadataOffset);
             IpcMessage message = IpcMessageParser.Parse(reader);
             if (message.HeaderType == IpcMessageParser.HeaderSchema)
-                (_schemaNodes, _schemaBuffers) = IpcSchemaLayout.Read(reader, message.Root);
+                (_schemaNodes, _schemaBuffers) = IpcSchemaLayout.Read(reader, message.Root, _dictionaryLayouts ??= new List<IpcDictionaryLayout>());
             BinaryPrimitives.WriteInt32LittleEndian(_header, Continuation);
             BinaryPrimitives.WriteInt32LittleEndian(_header.AsSpan(4), length);
             if (!message.Lz4)
@@ -189,6 +193,13 @@ namespace ArrowLz4Fast
                 IpcErrors.Throw(metadataOffset, $"the compressed body of {message.BodyLength} bytes is longer than the longest array");
             if (!message.Dictionary.Exists && _schemaNodes >= 0 && (message.NodeCount < _schemaNodes || message.BufferCount < _schemaBuffers))
                 IpcErrors.Throw(metadataOffset, $"message metadata, the record batch lists {message.NodeCount} field node(s) and {message.BufferCount} buffer(s) but its schema needs {_schemaNodes} and {_schemaBuffers}");
+            if (message.Dictionary.Exists && _dictionaryLayouts != null)
+            {
+                long id = reader.Int64(message.Dictionary, IpcMessageParser.DictionaryBatchId, 0, "DictionaryBatch.id");
+                (int nodes, int buffers) = IpcSchemaLayout.Dictionary(_dictionaryLayouts, id);
+                if (nodes >= 0 && (message.NodeCount < nodes || message.BufferCount < buffers))
+                    IpcErrors.Throw(metadataOffset, $"message metadata, the dictionary batch of id {id} lists {message.NodeCount} field node(s) and {message.BufferCount} buffer(s) but its schema needs {nodes} and {buffers}");
+            }
             IpcBodyLayout.CheckExtents(reader, message);
             if (_items.Length < message.BufferCount)
             {

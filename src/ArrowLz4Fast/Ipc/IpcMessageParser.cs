@@ -13,6 +13,7 @@ namespace ArrowLz4Fast.Ipc
         internal const int MessageHeaderType = 1;
         internal const int MessageHeader = 2;
         internal const int MessageBodyLength = 3;
+        internal const int DictionaryBatchId = 0;
         internal const int DictionaryBatchData = 1;
         internal const int RecordBatchNodes = 1;
         internal const int RecordBatchBuffers = 2;

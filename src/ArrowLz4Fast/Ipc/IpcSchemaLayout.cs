@@ -1,3 +1,4 @@
+using System.Collections.Generic;
 using System.IO;
 
 namespace ArrowLz4Fast.Ipc
@@ -14,87 +15,159 @@ namespace ArrowLz4Fast.Ipc
         private const int FieldTypeType = 2;
         private const int FieldDictionary = 4;
         private const int FieldChildren = 5;
+        private const int DictionaryEncodingId = 0;
         private const int MaxDepth = 64;
         private const int MaxNodes = 1 << 20;
 
         /// <summary>
         /// The nodes and buffers a record batch of the Schema message <paramref name="root"/> needs; (-1, -1) when a field
         /// has a type whose layout is not checked here (null, unions, run-end encoded, views) or the schema is not one the
-        /// walk can read: Arrow's reader then judges it, as without the wrapper.
+        /// walk can read: Arrow's reader then judges it, as without the wrapper. <paramref name="dictionaries"/> is cleared
+        /// and given what a dictionary batch of each dictionary id the schema names needs, (-1, -1) when not checked.
         /// </summary>
-        public static (int Nodes, int Buffers) Read(FlatReader reader, FlatTable root)
+        public static (int Nodes, int Buffers) Read(FlatReader reader, FlatTable root, List<IpcDictionaryLayout> dictionaries)
         {
+            dictionaries.Clear();
             try
             {
                 FlatTable schema = reader.SubTable(root, IpcMessageParser.MessageHeader, "Message.header (Schema)");
                 if (!schema.Exists)
                     return (-1, -1);
-                int nodes = 0, buffers = 0;
-                return Fields(reader, schema, SchemaFields, 0, ref nodes, ref buffers) ? (nodes, buffers) : (-1, -1);
+                int nodes = 0, buffers = 0, budget = MaxNodes;
+                bool known = Fields(reader, schema, SchemaFields, 0, ref nodes, ref buffers, ref budget, dictionaries);
+                if (budget < 0)
+                {
+                    dictionaries.Clear();
+                    return (-1, -1);
+                }
+                return known ? (nodes, buffers) : (-1, -1);
             }
             catch (InvalidDataException)
             {
+                dictionaries.Clear();
                 return (-1, -1);
             }
         }
 
-        private static bool Fields(FlatReader reader, FlatTable table, int index, int depth, ref int nodes, ref int buffers)
+        /// <summary>What a dictionary batch of <paramref name="id"/> needs; (-1, -1) when the schema does not say or it is not checked.</summary>
+        public static (int Nodes, int Buffers) Dictionary(List<IpcDictionaryLayout> dictionaries, long id)
+        {
+            foreach (IpcDictionaryLayout dictionary in dictionaries)
+            {
+                if (dictionary.Id == id)
+                    return (dictionary.Nodes, dictionary.Buffers);
+            }
+            return (-1, -1);
+        }
+
+        // Adds the children of table's vector index to the counts; false when one has a layout not checked here. Every
+        // field visited, in the batch or in a dictionary's values, costs one of budget, so shared tables cannot make the walk long.
+        private static bool Fields(FlatReader reader, FlatTable table, int index, int depth, ref int nodes, ref int buffers, ref int budget, List<IpcDictionaryLayout> dictionaries)
         {
             if (depth > MaxDepth)
                 return false;
             (int position, int count) = reader.Vector(table, index, 4, "Field.children");
+            bool known = true;
             for (int i = 0; i < count; i++)
             {
                 FlatTable field = reader.TableAt(position + (4 * i), "Field");
-                if (++nodes > MaxNodes)
+                if (--budget < 0)
                     return false;
-                // A dictionary-encoded field is its indices in the batch: validity and indices, no children.
-                if (reader.SubTable(field, FieldDictionary, "Field.dictionary").Exists)
+                nodes++;
+                // A dictionary-encoded field is its indices in the batch: validity and indices, no children. Its values
+                // (the field's type and children) are what a dictionary batch of its id holds.
+                FlatTable encoding = reader.SubTable(field, FieldDictionary, "Field.dictionary");
+                if (encoding.Exists)
                 {
                     buffers += 2;
+                    long id = reader.Int64(encoding, DictionaryEncodingId, 0, "DictionaryEncoding.id");
+                    int valueNodes = 1, valueBuffers = 0;
+                    bool valuesKnown = Type(reader, field, depth, ref valueNodes, ref valueBuffers, ref budget, dictionaries);
+                    if (budget < 0)
+                        return false;
+                    Add(dictionaries, new IpcDictionaryLayout(id, valuesKnown ? valueNodes : -1, valuesKnown ? valueBuffers : -1));
                     continue;
                 }
-                int own;
-                bool children = false;
-                switch (reader.UInt8(field, FieldTypeType, 0, "Field.type_type"))
-                {
-                    case 2: // Int
-                    case 3: // FloatingPoint
-                    case 6: // Bool
-                    case 7: // Decimal
-                    case 8: // Date
-                    case 9: // Time
-                    case 10: // Timestamp
-                    case 11: // Interval
-                    case 15: // FixedSizeBinary
-                    case 18: // Duration
-                        own = 2;
-                        break;
-                    case 4: // Binary
-                    case 5: // Utf8
-                    case 19: // LargeBinary
-                    case 20: // LargeUtf8
-                        own = 3;
-                        break;
-                    case 12: // List
-                    case 17: // Map
-                    case 21: // LargeList
-                        own = 2;
-                        children = true;
-                        break;
-                    case 13: // Struct_
-                    case 16: // FixedSizeList
-                        own = 1;
-                        children = true;
-                        break;
-                    default:
-                        return false;
-                }
-                buffers += own;
-                if (children && !Fields(reader, field, FieldChildren, depth + 1, ref nodes, ref buffers))
+                known &= Type(reader, field, depth, ref nodes, ref buffers, ref budget, dictionaries);
+                if (budget < 0)
                     return false;
             }
-            return true;
+            return known;
         }
+
+        // Adds the buffers of field's type and the nodes and buffers of its children.
+        private static bool Type(FlatReader reader, FlatTable field, int depth, ref int nodes, ref int buffers, ref int budget, List<IpcDictionaryLayout> dictionaries)
+        {
+            int own;
+            bool children = false;
+            switch (reader.UInt8(field, FieldTypeType, 0, "Field.type_type"))
+            {
+                case 2: // Int
+                case 3: // FloatingPoint
+                case 6: // Bool
+                case 7: // Decimal
+                case 8: // Date
+                case 9: // Time
+                case 10: // Timestamp
+                case 11: // Interval
+                case 15: // FixedSizeBinary
+                case 18: // Duration
+                    own = 2;
+                    break;
+                case 4: // Binary
+                case 5: // Utf8
+                case 19: // LargeBinary
+                case 20: // LargeUtf8
+                    own = 3;
+                    break;
+                case 12: // List
+                case 17: // Map
+                case 21: // LargeList
+                    own = 2;
+                    children = true;
+                    break;
+                case 13: // Struct_
+                case 16: // FixedSizeList
+                    own = 1;
+                    children = true;
+                    break;
+                default:
+                    return false;
+            }
+            buffers += own;
+            return !children || Fields(reader, field, FieldChildren, depth + 1, ref nodes, ref buffers, ref budget, dictionaries);
+        }
+
+        // A dictionary id named twice with different layouts (not a valid schema) is not checked.
+        private static void Add(List<IpcDictionaryLayout> dictionaries, IpcDictionaryLayout layout)
+        {
+            for (int i = 0; i < dictionaries.Count; i++)
+            {
+                if (dictionaries[i].Id == layout.Id)
+                {
+                    if (dictionaries[i].Nodes != layout.Nodes || dictionaries[i].Buffers != layout.Buffers)
+                        dictionaries[i] = new IpcDictionaryLayout(layout.Id, -1, -1);
+                    return;
+                }
+            }
+            dictionaries.Add(layout);
+        }
+    }
+
+    /// <summary>The field nodes and buffers a dictionary batch of <see cref="Id"/> needs; -1 when not checked.</summary>
+    internal readonly struct IpcDictionaryLayout
+    {
+        public IpcDictionaryLayout(long id, int nodes, int buffers)
+        {
+            Id = id;
+            Nodes = nodes;
+            Buffers = buffers;
+        }
+
+        public long Id { get; }
+
+        public int Nodes { get; }
+
+        public int Buffers { get; }
     }
 }
