@@ -227,7 +227,7 @@ namespace ArrowLz4Fast.Benchmarks
             return rows;
         }
 
-        private static byte[] Encode(byte[] payload, Lz4FrameEncoderOptions options)
+        internal static byte[] Encode(byte[] payload, Lz4FrameEncoderOptions options)
         {
             var frame = new byte[Lz4FrameEncoder.GetMaxEncodedLength(payload.Length, options)];
             if (!Lz4FrameEncoder.TryEncode(payload, frame, out int written, options))
@@ -236,7 +236,7 @@ namespace ArrowLz4Fast.Benchmarks
         }
 
         /// <summary>The pyarrow numeric stream (or the committed strings stream) re-encoded without body compression.</summary>
-        private static byte[] UncompressedIpc()
+        internal static byte[] UncompressedIpc()
         {
             string numeric = Path.Combine(RepositoryPaths.SharedCorpus, "ipc", "pyarrow", "numeric.arrows");
             string path = File.Exists(numeric) ? numeric : Path.Combine(RepositoryPaths.Corpus, "ipc", "pyarrow", "strings.arrows");

@@ -24,7 +24,9 @@ namespace ArrowLz4Fast.Benchmarks
                 return CoreSpeedProbe.Run(args);
             if (args.Contains(WindowReuseProbe.Switch))
                 return WindowReuseProbe.Run(args);
-            Console.Error.WriteLine($"usage: one of {LargeStreamRun.ParentSwitch}, {AllocatorProbe.Switch}, {SpinProbe.Switch}, {WriterProbe.Switch}, {EncodeProbe.Switch}, {CoreSpeedProbe.Switch}, {WindowReuseProbe.Switch}");
+            if (args.Contains(StreamSpanProbe.Switch))
+                return StreamSpanProbe.Run(args);
+            Console.Error.WriteLine($"usage: one of {LargeStreamRun.ParentSwitch}, {AllocatorProbe.Switch}, {SpinProbe.Switch}, {WriterProbe.Switch}, {EncodeProbe.Switch}, {CoreSpeedProbe.Switch}, {WindowReuseProbe.Switch}, {StreamSpanProbe.Switch}");
             return 2;
         }
     }
