@@ -128,14 +128,7 @@ namespace ArrowLz4Fast.Tests
             IpcWrapped.Drain(original, IpcWrapped.Options(2, 1), new[] { 0 });
 
             IpcMutator.Message batch = IpcMutator.Messages(original).First(m => m.Lz4 && IsRecordBatch(original, m));
-            var reader = new Ipc.FlatReader(original, batch.Metadata, batch.MetadataLength, batch.Metadata);
-            Ipc.IpcMessage parsed = Ipc.IpcMessageParser.Parse(reader);
-            // vector 2: buffers, 1: nodes, 0: both.
-            byte[] bytes = (byte[])original.Clone();
-            if (vector != 1)
-                Lower(bytes, batch.Metadata + parsed.Buffers - 4, out _);
-            if (vector != 2)
-                Lower(bytes, batch.Metadata + parsed.Nodes - 4, out _);
+            byte[] bytes = WithCountsLowered(original, batch, vector);
 
             var e = Assert.Throws<InvalidDataException>(() => IpcWrapped.Drain(bytes, IpcWrapped.Options(2, 1), new[] { 0 }));
             Assert.Contains("but its schema needs", e.Message, StringComparison.Ordinal);
@@ -161,13 +154,7 @@ namespace ArrowLz4Fast.Tests
             Assert.NotEmpty(dictionaries);
             foreach (IpcMutator.Message dictionary in dictionaries)
             {
-                var reader = new Ipc.FlatReader(original, dictionary.Metadata, dictionary.MetadataLength, dictionary.Metadata);
-                Ipc.IpcMessage parsed = Ipc.IpcMessageParser.Parse(reader);
-                byte[] bytes = (byte[])original.Clone();
-                if (vector != 1)
-                    Lower(bytes, dictionary.Metadata + parsed.Buffers - 4, out _);
-                if (vector != 2)
-                    Lower(bytes, dictionary.Metadata + parsed.Nodes - 4, out _);
+                byte[] bytes = WithCountsLowered(original, dictionary, vector);
 
                 var e = Assert.Throws<InvalidDataException>(() => IpcWrapped.Drain(bytes, IpcWrapped.Options(2, 1), new[] { 0 }));
                 Assert.Contains("the dictionary batch of id", e.Message, StringComparison.Ordinal);
@@ -181,9 +168,21 @@ namespace ArrowLz4Fast.Tests
         private static int HeaderType(byte[] bytes, IpcMutator.Message message) =>
             Ipc.IpcMessageParser.Parse(new Ipc.FlatReader(bytes, message.Metadata, message.MetadataLength, message.Metadata)).HeaderType;
 
-        private static void Lower(byte[] bytes, int countAt, out int count)
+        /// <summary>A copy of the stream with the message's buffer count (vector 2), node count (1) or both (0) lowered by one.</summary>
+        private static byte[] WithCountsLowered(byte[] original, IpcMutator.Message message, int vector)
         {
-            count = BitConverter.ToInt32(bytes, countAt);
+            Ipc.IpcMessage parsed = Ipc.IpcMessageParser.Parse(new Ipc.FlatReader(original, message.Metadata, message.MetadataLength, message.Metadata));
+            byte[] bytes = (byte[])original.Clone();
+            if (vector != 1)
+                Lower(bytes, message.Metadata + parsed.Buffers - 4);
+            if (vector != 2)
+                Lower(bytes, message.Metadata + parsed.Nodes - 4);
+            return bytes;
+        }
+
+        private static void Lower(byte[] bytes, int countAt)
+        {
+            int count = BitConverter.ToInt32(bytes, countAt);
             Assert.True(count > 0);
             BitConverter.GetBytes(count - 1).CopyTo(bytes, countAt);
         }
