@@ -26,7 +26,9 @@ namespace ArrowLz4Fast.Benchmarks
                 return WindowReuseProbe.Run(args);
             if (args.Contains(StreamSpanProbe.Switch))
                 return StreamSpanProbe.Run(args);
-            Console.Error.WriteLine($"usage: one of {LargeStreamRun.ParentSwitch}, {AllocatorProbe.Switch}, {SpinProbe.Switch}, {WriterProbe.Switch}, {EncodeProbe.Switch}, {CoreSpeedProbe.Switch}, {WindowReuseProbe.Switch}, {StreamSpanProbe.Switch}");
+            if (args.Contains(IpcReadLoopProbe.Switch))
+                return IpcReadLoopProbe.Run(args);
+            Console.Error.WriteLine($"usage: one of {LargeStreamRun.ParentSwitch}, {AllocatorProbe.Switch}, {SpinProbe.Switch}, {WriterProbe.Switch}, {EncodeProbe.Switch}, {CoreSpeedProbe.Switch}, {WindowReuseProbe.Switch}, {StreamSpanProbe.Switch}, {IpcReadLoopProbe.Switch}");
             return 2;
         }
     }
