@@ -28,7 +28,9 @@ namespace ArrowLz4Fast.Benchmarks
                 return StreamSpanProbe.Run(args);
             if (args.Contains(IpcReadLoopProbe.Switch))
                 return IpcReadLoopProbe.Run(args);
-            Console.Error.WriteLine($"usage: one of {LargeStreamRun.ParentSwitch}, {AllocatorProbe.Switch}, {SpinProbe.Switch}, {WriterProbe.Switch}, {EncodeProbe.Switch}, {CoreSpeedProbe.Switch}, {WindowReuseProbe.Switch}, {StreamSpanProbe.Switch}, {IpcReadLoopProbe.Switch}");
+            if (args.Contains(IpcConsumeProbe.Switch))
+                return IpcConsumeProbe.Run(args);
+            Console.Error.WriteLine($"usage: one of {LargeStreamRun.ParentSwitch}, {AllocatorProbe.Switch}, {SpinProbe.Switch}, {WriterProbe.Switch}, {EncodeProbe.Switch}, {CoreSpeedProbe.Switch}, {WindowReuseProbe.Switch}, {StreamSpanProbe.Switch}, {IpcReadLoopProbe.Switch}, {IpcConsumeProbe.Switch}");
             return 2;
         }
     }
