@@ -172,7 +172,7 @@ namespace ArrowLz4Fast
         private int _schemaBuffers = -1;
 
         // What a dictionary batch of each id the last schema names needs (IpcSchemaLayout); created at the first schema.
-        private List<IpcDictionaryLayout>? _dictionaryLayouts;
+        private Dictionary<long, (int Nodes, int Buffers)>? _dictionaryLayouts;
 
         private IpcMessage ParseMetadata(int length, out FlatReader reader)
         {
@@ -180,7 +180,7 @@ namespace ArrowLz4Fast
             reader = new FlatReader(_header, 8, length, metadataOffset);
             IpcMessage message = IpcMessageParser.Parse(reader);
             if (message.HeaderType == IpcMessageParser.HeaderSchema)
-                (_schemaNodes, _schemaBuffers) = IpcSchemaLayout.Read(reader, message.Root, _dictionaryLayouts ??= new List<IpcDictionaryLayout>());
+                (_schemaNodes, _schemaBuffers) = IpcSchemaLayout.Read(reader, message.Root, _dictionaryLayouts ??= new Dictionary<long, (int Nodes, int Buffers)>());
             BinaryPrimitives.WriteInt32LittleEndian(_header, Continuation);
             BinaryPrimitives.WriteInt32LittleEndian(_header.AsSpan(4), length);
             if (!message.Lz4)

@@ -25,7 +25,7 @@ namespace ArrowLz4Fast.Ipc
         /// walk can read: Arrow's reader then judges it, as without the wrapper. <paramref name="dictionaries"/> is cleared
         /// and given what a dictionary batch of each dictionary id the schema names needs, (-1, -1) when not checked.
         /// </summary>
-        public static (int Nodes, int Buffers) Read(FlatReader reader, FlatTable root, List<IpcDictionaryLayout> dictionaries)
+        public static (int Nodes, int Buffers) Read(FlatReader reader, FlatTable root, Dictionary<long, (int Nodes, int Buffers)> dictionaries)
         {
             dictionaries.Clear();
             try
@@ -50,19 +50,12 @@ namespace ArrowLz4Fast.Ipc
         }
 
         /// <summary>What a dictionary batch of <paramref name="id"/> needs; (-1, -1) when the schema does not say or it is not checked.</summary>
-        public static (int Nodes, int Buffers) Dictionary(List<IpcDictionaryLayout> dictionaries, long id)
-        {
-            foreach (IpcDictionaryLayout dictionary in dictionaries)
-            {
-                if (dictionary.Id == id)
-                    return (dictionary.Nodes, dictionary.Buffers);
-            }
-            return (-1, -1);
-        }
+        public static (int Nodes, int Buffers) Dictionary(Dictionary<long, (int Nodes, int Buffers)> dictionaries, long id) =>
+            dictionaries.TryGetValue(id, out (int Nodes, int Buffers) layout) ? layout : (-1, -1);
 
         // Adds the children of table's vector index to the counts; false when one has a layout not checked here. Every
         // field visited, in the batch or in a dictionary's values, costs one of budget, so shared tables cannot make the walk long.
-        private static bool Fields(FlatReader reader, FlatTable table, int index, int depth, ref int nodes, ref int buffers, ref int budget, List<IpcDictionaryLayout> dictionaries)
+        private static bool Fields(FlatReader reader, FlatTable table, int index, int depth, ref int nodes, ref int buffers, ref int budget, Dictionary<long, (int Nodes, int Buffers)> dictionaries)
         {
             if (depth > MaxDepth)
                 return false;
@@ -85,7 +78,7 @@ namespace ArrowLz4Fast.Ipc
                     bool valuesKnown = Type(reader, field, depth, ref valueNodes, ref valueBuffers, ref budget, dictionaries);
                     if (budget < 0)
                         return false;
-                    Add(dictionaries, new IpcDictionaryLayout(id, valuesKnown ? valueNodes : -1, valuesKnown ? valueBuffers : -1));
+                    Add(dictionaries, id, valuesKnown ? (valueNodes, valueBuffers) : (-1, -1));
                     continue;
                 }
                 known &= Type(reader, field, depth, ref nodes, ref buffers, ref budget, dictionaries);
@@ -96,7 +89,7 @@ namespace ArrowLz4Fast.Ipc
         }
 
         // Adds the buffers of field's type and the nodes and buffers of its children.
-        private static bool Type(FlatReader reader, FlatTable field, int depth, ref int nodes, ref int buffers, ref int budget, List<IpcDictionaryLayout> dictionaries)
+        private static bool Type(FlatReader reader, FlatTable field, int depth, ref int nodes, ref int buffers, ref int budget, Dictionary<long, (int Nodes, int Buffers)> dictionaries)
         {
             int own;
             bool children = false;
@@ -139,18 +132,12 @@ namespace ArrowLz4Fast.Ipc
         }
 
         // A dictionary id named twice with different layouts (not a valid schema) is not checked.
-        private static void Add(List<IpcDictionaryLayout> dictionaries, IpcDictionaryLayout layout)
+        private static void Add(Dictionary<long, (int Nodes, int Buffers)> dictionaries, long id, (int Nodes, int Buffers) layout)
         {
-            for (int i = 0; i < dictionaries.Count; i++)
-            {
-                if (dictionaries[i].Id == layout.Id)
-                {
-                    if (dictionaries[i].Nodes != layout.Nodes || dictionaries[i].Buffers != layout.Buffers)
-                        dictionaries[i] = new IpcDictionaryLayout(layout.Id, -1, -1);
-                    return;
-                }
-            }
-            dictionaries.Add(layout);
+            if (!dictionaries.TryGetValue(id, out (int Nodes, int Buffers) earlier))
+                dictionaries.Add(id, layout);
+            else if (earlier != layout)
+                dictionaries[id] = (-1, -1);
         }
     }
 }
