@@ -10,11 +10,14 @@ namespace ArrowLz4Fast.Ipc
         internal const int HeaderSchema = 1;
         internal const int HeaderDictionaryBatch = 2;
         internal const int HeaderRecordBatch = 3;
+        internal const int MessageVersion = 0;
         internal const int MessageHeaderType = 1;
         internal const int MessageHeader = 2;
         internal const int MessageBodyLength = 3;
         internal const int DictionaryBatchId = 0;
         internal const int DictionaryBatchData = 1;
+        internal const int DictionaryBatchIsDelta = 2;
+        internal const int RecordBatchLength = 0;
         internal const int RecordBatchNodes = 1;
         internal const int RecordBatchBuffers = 2;
         internal const int RecordBatchVariadicCounts = 4;
@@ -33,6 +36,9 @@ namespace ArrowLz4Fast.Ipc
             message.Root = root;
             int headerType = reader.UInt8(root, MessageHeaderType, 0, "Message.header_type");
             message.HeaderType = headerType;
+            // Fields Arrow reads that the wrapper does not need are still placed: one outside its table could alias what
+            // the rewrite changes, and Arrow would read another value through the rewritten metadata (fuzz --ipc, seed 31).
+            reader.Field(root, MessageVersion, 2, "Message.version");
             message.BodyLengthField = reader.Field(root, MessageBodyLength, 8, "Message.bodyLength");
             message.BodyLength = message.BodyLengthField < 0 ? 0 : reader.ReadInt64(message.BodyLengthField);
             if (message.BodyLength < 0)
@@ -47,6 +53,11 @@ namespace ArrowLz4Fast.Ipc
             {
                 FlatTable dictionary = reader.SubTable(root, MessageHeader, "Message.header (DictionaryBatch)");
                 message.Dictionary = dictionary;
+                if (dictionary.Exists)
+                {
+                    reader.Field(dictionary, DictionaryBatchId, 8, "DictionaryBatch.id");
+                    reader.Field(dictionary, DictionaryBatchIsDelta, 1, "DictionaryBatch.isDelta");
+                }
                 batch = dictionary.Exists ? reader.SubTable(dictionary, DictionaryBatchData, "DictionaryBatch.data") : default;
             }
             else
@@ -57,6 +68,7 @@ namespace ArrowLz4Fast.Ipc
                 return message;
 
             message.Batch = batch;
+            reader.Field(batch, RecordBatchLength, 8, "RecordBatch.length");
             FlatTable compression = reader.SubTable(batch, RecordBatchCompression, "RecordBatch.compression");
             message.Compressed = compression.Exists;
             if (buffers || compression.Exists)
