@@ -84,7 +84,16 @@ namespace ArrowLz4Fast.Tests
                     continue;
                 var invalid = Assert.IsType<InvalidDataException>(e);
                 var inner = Assert.IsType<Lz4FrameException>(invalid.InnerException);
-                Assert.InRange(inner.Offset, frameAt, bytes.Length);
+                if (rows > 255L * frame.Length)
+                {
+                    // No frame this short decodes to the declared length: refused at its length prefix, before decoding.
+                    Assert.Contains("more than its", invalid.Message, StringComparison.Ordinal);
+                    Assert.Equal(frameAt - 8, inner.Offset);
+                }
+                else
+                {
+                    Assert.InRange(inner.Offset, frameAt, bytes.Length);
+                }
             }
         }
 
@@ -196,6 +205,41 @@ namespace ArrowLz4Fast.Tests
             var e = Assert.Throws<InvalidDataException>(() => IpcWrapped.Drain(bytes, IpcWrapped.Options(2, 1), new[] { 0 }));
             Assert.Contains(field, e.Message, StringComparison.Ordinal);
             Assert.Equal(entry, Assert.IsType<Lz4FrameException>(e.InnerException).Offset);
+        }
+
+        /// <summary>
+        /// A buffer cannot decode to more than 255 bytes per byte of its LZ4 frame, so a larger declared length is refused
+        /// before Arrow's reader allocates the body (a few hostile bytes could otherwise make it allocate up to the cap).
+        /// </summary>
+        [Theory]
+        [InlineData("ipc/pyarrow/strings.arrows")]
+        [InlineData("ipc/java/tiny_batches.arrows")]
+        public void A_buffer_declaring_more_than_its_frame_can_decode_to_is_invalid_data(string file)
+        {
+            byte[] original = File.ReadAllBytes(Corpus.Committed(file));
+            IpcMutator.Message message = IpcMutator.Messages(original).First(m => m.Lz4 && IsRecordBatch(original, m));
+            Ipc.IpcMessage parsed = Ipc.IpcMessageParser.Parse(new Ipc.FlatReader(original, message.Metadata, message.MetadataLength, message.Metadata), buffers: true);
+            for (int i = 0; i < parsed.BufferCount; i++)
+            {
+                int at = message.Metadata + parsed.Buffers + (i * Ipc.IpcMessageParser.BufferStructSize);
+                long offset = BitConverter.ToInt64(original, at), length = BitConverter.ToInt64(original, at + 8);
+                int prefix = message.Body + (int)offset;
+                if (length <= 8 || BitConverter.ToInt64(original, prefix) == -1)
+                    continue;
+                long bound = 255 * (length - 8);
+                byte[] bytes = (byte[])original.Clone();
+                BitConverter.GetBytes(bound + 1).CopyTo(bytes, prefix);
+                var e = Assert.Throws<InvalidDataException>(() => IpcWrapped.Drain(bytes, IpcWrapped.Options(2, 1), new[] { 0 }));
+                Assert.Contains("more than its", e.Message, StringComparison.Ordinal);
+                Assert.Equal(prefix, Assert.IsType<Lz4FrameException>(e.InnerException).Offset);
+
+                // At the bound itself the layout accepts it; the frame then fails to fill it, as any short frame does.
+                BitConverter.GetBytes(bound).CopyTo(bytes, prefix);
+                e = Assert.Throws<InvalidDataException>(() => IpcWrapped.Drain(bytes, IpcWrapped.Options(2, 1), new[] { 0 }));
+                Assert.DoesNotContain("more than its", e.Message, StringComparison.Ordinal);
+                return;
+            }
+            Assert.Fail($"{file} has no compressed buffer in its first LZ4 record batch");
         }
 
         private static bool IsRecordBatch(byte[] bytes, IpcMutator.Message message) => HeaderType(bytes, message) == Ipc.IpcMessageParser.HeaderRecordBatch;

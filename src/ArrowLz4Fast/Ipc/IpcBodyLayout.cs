@@ -14,6 +14,13 @@ namespace ArrowLz4Fast.Ipc
 
         internal static long Align(long value) => (value + (Alignment - 1)) & ~(long)(Alignment - 1);
 
+        /// <summary>
+        /// The most an LZ4 frame of <paramref name="frameLength"/> bytes can decode to. A sequence gives at most 255
+        /// output bytes per input byte (a match's length extension: 255 more per byte), so 255 times the frame bounds
+        /// it: a buffer declaring more is corrupt, whatever its frame holds.
+        /// </summary>
+        internal static long MaxDecodedLength(int frameLength) => 255L * frameLength;
+
         /// <summary>Checks, before the body is read, that every buffer lies inside it, in order, without overlap.</summary>
         public static void CheckExtents(FlatReader reader, in IpcMessage message)
         {
@@ -63,6 +70,9 @@ namespace ArrowLz4Fast.Ipc
                     else
                     {
                         item.Raw = false;
+                        // Refused before the reader allocates it: the frame cannot decode to that many bytes.
+                        if (declared > MaxDecodedLength(item.SourceLength))
+                            IpcErrors.Throw(bodyOffset + offset, $"body buffer {i} declares {declared} uncompressed bytes, more than its {item.SourceLength}-byte LZ4 frame can decode to");
                     }
                     if (declared > maxBodyLength - Align(total))
                         IpcErrors.Throw(bodyOffset + offset, $"body buffer {i} declares {declared} uncompressed bytes, which takes the decompressed body past the {maxBodyLength}-byte limit");
