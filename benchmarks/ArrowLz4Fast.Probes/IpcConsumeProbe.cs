@@ -27,9 +27,7 @@ namespace ArrowLz4Fast.Benchmarks
             string[] rest = args.SkipWhile(a => a != Switch).Skip(1).ToArray();
             string stream = rest.Length > 0 ? rest[0] : "java/numeric";
             int rounds = rest.Length > 1 && int.TryParse(rest[1], out int r) && r > 0 ? r : 30;
-            byte[] bytes = stream.EndsWith("/numeric", StringComparison.Ordinal)
-                ? File.ReadAllBytes(Path.Combine(RepositoryPaths.SharedCorpus, "ipc", stream + ".arrows"))
-                : ProducerStreams.LoadStream(stream);
+            byte[] bytes = ProbeTiming.LoadIpcStream(stream);
 
             var cases = new List<(string Name, Func<long> Run)>();
             foreach (bool consume in new[] { false, true })
@@ -39,39 +37,14 @@ namespace ArrowLz4Fast.Benchmarks
                 cases.Add(("wrapper 1 core" + suffix, () => Read(new IpcDecompressingStream(new MemoryStream(bytes, false), new Lz4FastOptions { MaxDegreeOfParallelism = 1 }), null, consume)));
                 cases.Add(("wrapper 2 cores" + suffix, () => Read(new IpcDecompressingStream(new MemoryStream(bytes, false), new Lz4FastOptions { MaxDegreeOfParallelism = 2 }), null, consume)));
             }
-            var times = cases.Select(_ => new List<double>()).ToArray();
-            for (int round = 0; round < rounds + 10; round++)
-            {
-                for (int i = 0; i < cases.Count; i++)
-                {
-                    long start = Stopwatch.GetTimestamp();
-                    cases[i].Run();
-                    if (round >= 10)
-                        times[i].Add(Stopwatch.GetElapsedTime(start).TotalMilliseconds);
-                }
-            }
-            double Median(List<double> values) => values.OrderBy(v => v).ElementAt(values.Count / 2);
+            double[] medians = ProbeTiming.InterleavedMedians(cases.Select(c => c.Run).ToList(), rounds);
             for (int i = 0; i < cases.Count; i++)
-            {
-                double codec = Median(times[i / 3 * 3]);
-                Console.WriteLine($"{stream} {cases[i].Name,-24} {Median(times[i]),8:F3} ms   codec 2 cores / this {codec / Median(times[i]):F2}");
-            }
+                Console.WriteLine($"{stream} {cases[i].Name,-24} {medians[i],8:F3} ms   codec 2 cores / this {medians[i / 3 * 3] / medians[i]:F2}");
             return 0;
         }
 
-        private static long Read(Stream input, ICompressionCodecFactory? factory, bool consume)
-        {
-            long rows = 0;
-            using var reader = new ArrowStreamReader(input, SlabMemoryAllocator.Shared, factory!, leaveOpen: false);
-            while (reader.ReadNextRecordBatch() is RecordBatch batch)
-            {
-                rows += batch.Length;
-                if (consume)
-                    rows += Sum(batch) & 1;
-                batch.Dispose();
-            }
-            return rows;
-        }
+        private static long Read(Stream input, ICompressionCodecFactory? factory, bool consume) =>
+            ProbeTiming.ReadAll(input, factory, consume ? Sum : null);
 
         // Reads every byte of every buffer of the batch's top-level arrays, eight at a time.
         private static long Sum(RecordBatch batch)

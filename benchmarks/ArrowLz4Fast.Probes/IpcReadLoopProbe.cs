@@ -22,36 +22,18 @@ namespace ArrowLz4Fast.Benchmarks
             string[] rest = args.SkipWhile(a => a != Switch).Skip(1).ToArray();
             string stream = rest.Length > 0 ? rest[0] : "dotnet/orders";
             string mode = rest.Length > 1 ? rest[1] : "wrap2";
-            byte[] bytes = stream.EndsWith("/numeric", StringComparison.Ordinal)
-                ? File.ReadAllBytes(Path.Combine(RepositoryPaths.SharedCorpus, "ipc", stream + ".arrows"))
-                : ProducerStreams.LoadStream(stream);
+            byte[] bytes = ProbeTiming.LoadIpcStream(stream);
             Func<long> read = mode switch
             {
                 "wrap1" => () => Read(new IpcDecompressingStream(new MemoryStream(bytes, false), new Lz4FastOptions { MaxDegreeOfParallelism = 1 }), null),
                 "codec2" => () => Read(new MemoryStream(bytes, false), new Lz4FastCodecFactory(new Lz4FastOptions { MaxDegreeOfParallelism = 2 })),
                 _ => () => Read(new IpcDecompressingStream(new MemoryStream(bytes, false), new Lz4FastOptions { MaxDegreeOfParallelism = 2 }), null),
             };
-            var clock = Stopwatch.StartNew();
-            int iterations = 0;
-            while (clock.Elapsed.TotalSeconds < 12)
-            {
-                read();
-                iterations++;
-            }
-            Console.WriteLine($"{stream} {mode}: {iterations} reads, {clock.Elapsed.TotalMilliseconds / iterations:F3} ms each");
+            (int runs, double each) = ProbeTiming.Loop(read);
+            Console.WriteLine($"{stream} {mode}: {runs} reads, {each:F3} ms each");
             return 0;
         }
 
-        private static long Read(Stream input, ICompressionCodecFactory? factory)
-        {
-            long rows = 0;
-            using var reader = new ArrowStreamReader(input, SlabMemoryAllocator.Shared, factory!, leaveOpen: false);
-            while (reader.ReadNextRecordBatch() is Apache.Arrow.RecordBatch batch)
-            {
-                rows += batch.Length;
-                batch.Dispose();
-            }
-            return rows;
-        }
+        private static long Read(Stream input, ICompressionCodecFactory? factory) => ProbeTiming.ReadAll(input, factory);
     }
 }

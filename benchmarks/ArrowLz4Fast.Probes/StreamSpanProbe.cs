@@ -1,7 +1,6 @@
 using System;
 using System.Buffers;
 using System.Collections.Generic;
-using System.Diagnostics;
 using System.IO;
 using System.IO.Compression;
 using System.Linq;
@@ -63,35 +62,15 @@ namespace ArrowLz4Fast.Benchmarks
             if (rest.Length >= 2 && rest[0] == "loop")
             {
                 (string name, Func<long> run) = cases.First(c => c.Name == rest[1]);
-                var clock = Stopwatch.StartNew();
-                int iterations = 0;
-                while (clock.Elapsed.TotalSeconds < 12)
-                {
-                    run();
-                    iterations++;
-                }
-                Console.WriteLine($"{name}: {iterations} iterations, {clock.Elapsed.TotalMilliseconds / iterations:F2} ms each");
+                (int runs, double each) = ProbeTiming.Loop(run);
+                Console.WriteLine($"{name}: {runs} iterations, {each:F2} ms each");
                 return 0;
             }
 
             int rounds = rest.Length > 0 && int.TryParse(rest[0], out int r) && r > 0 ? r : 40;
-            var times = cases.Select(_ => new List<double>()).ToArray();
-            for (int round = 0; round < rounds + 10; round++)
-            {
-                for (int i = 0; i < cases.Count; i++)
-                {
-                    long start = Stopwatch.GetTimestamp();
-                    cases[i].Run();
-                    if (round >= 10)
-                        times[i].Add(Stopwatch.GetElapsedTime(start).TotalMilliseconds);
-                }
-            }
-            double Median(List<double> values) => values.OrderBy(v => v).ElementAt(values.Count / 2);
+            double[] medians = ProbeTiming.InterleavedMedians(cases.Select(c => c.Run).ToList(), rounds);
             for (int i = 0; i < cases.Count; i++)
-            {
-                double span = Median(times[i / 3 * 3]);
-                Console.WriteLine($"{cases[i].Name,-9} {Median(times[i]),7:F2} ms   / span {Median(times[i]) / span:F3}");
-            }
+                Console.WriteLine($"{cases[i].Name,-9} {medians[i],7:F2} ms   / span {medians[i] / medians[i / 3 * 3]:F3}");
             return 0;
         }
     }
