@@ -191,15 +191,10 @@ namespace ArrowLz4Fast
             }
             if (message.BodyLength > DefaultMaxBodyLength)
                 IpcErrors.Throw(metadataOffset, $"the compressed body of {message.BodyLength} bytes is longer than the longest array");
-            if (!message.Dictionary.Exists && _schemaNodes >= 0 && (message.NodeCount < _schemaNodes || message.BufferCount < _schemaBuffers))
-                IpcErrors.Throw(metadataOffset, $"message metadata, the record batch lists {message.NodeCount} field node(s) and {message.BufferCount} buffer(s) but its schema needs {_schemaNodes} and {_schemaBuffers}");
-            if (message.Dictionary.Exists && _dictionaryLayouts != null)
-            {
-                long id = reader.Int64(message.Dictionary, IpcMessageParser.DictionaryBatchId, 0, "DictionaryBatch.id");
-                (int nodes, int buffers) = IpcSchemaLayout.Dictionary(_dictionaryLayouts, id);
-                if (nodes >= 0 && (message.NodeCount < nodes || message.BufferCount < buffers))
-                    IpcErrors.Throw(metadataOffset, $"message metadata, the dictionary batch of id {id} lists {message.NodeCount} field node(s) and {message.BufferCount} buffer(s) but its schema needs {nodes} and {buffers}");
-            }
+            bool dictionary = message.Dictionary.Exists;
+            (int nodes, int buffers) = dictionary ? IpcSchemaLayout.Dictionary(_dictionaryLayouts, message.DictionaryId) : (_schemaNodes, _schemaBuffers);
+            if (nodes >= 0 && (message.NodeCount < nodes || message.BufferCount < buffers))
+                IpcErrors.Throw(metadataOffset, $"message metadata, {(dictionary ? $"the dictionary batch of id {message.DictionaryId}" : "the record batch")} lists {message.NodeCount} field node(s) and {message.BufferCount} buffer(s) but its schema needs {nodes} and {buffers}");
             IpcBodyLayout.CheckExtents(reader, message);
             if (_items.Length < message.BufferCount)
             {

@@ -31,6 +31,9 @@ namespace ArrowLz4Fast.Ipc
 
         public FlatTable Dictionary;
 
+        /// <summary>DictionaryBatch.id, for a dictionary batch.</summary>
+        public long DictionaryId;
+
         /// <summary>The FieldNode vector and the variadicBufferCounts vector (first element, count), which Arrow reads too.</summary>
         public int Nodes;
 

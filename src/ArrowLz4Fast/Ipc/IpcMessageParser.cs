@@ -55,7 +55,7 @@ namespace ArrowLz4Fast.Ipc
                 message.Dictionary = dictionary;
                 if (dictionary.Exists)
                 {
-                    reader.Field(dictionary, DictionaryBatchId, 8, "DictionaryBatch.id");
+                    message.DictionaryId = reader.Int64(dictionary, DictionaryBatchId, 0, "DictionaryBatch.id");
                     reader.Field(dictionary, DictionaryBatchIsDelta, 1, "DictionaryBatch.isDelta");
                 }
                 batch = dictionary.Exists ? reader.SubTable(dictionary, DictionaryBatchData, "DictionaryBatch.data") : default;

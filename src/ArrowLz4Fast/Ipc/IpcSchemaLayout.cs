@@ -50,8 +50,8 @@ namespace ArrowLz4Fast.Ipc
         }
 
         /// <summary>What a dictionary batch of <paramref name="id"/> needs; (-1, -1) when the schema does not say or it is not checked.</summary>
-        public static (int Nodes, int Buffers) Dictionary(Dictionary<long, (int Nodes, int Buffers)> dictionaries, long id) =>
-            dictionaries.TryGetValue(id, out (int Nodes, int Buffers) layout) ? layout : (-1, -1);
+        public static (int Nodes, int Buffers) Dictionary(Dictionary<long, (int Nodes, int Buffers)>? dictionaries, long id) =>
+            dictionaries != null && dictionaries.TryGetValue(id, out (int Nodes, int Buffers) layout) ? layout : (-1, -1);
 
         // Adds the children of table's vector index to the counts; false when one has a layout not checked here. Every
         // field visited, in the batch or in a dictionary's values, costs one of budget, so shared tables cannot make the walk long.
