@@ -81,17 +81,13 @@ namespace ArrowLz4Fast.Tests
                 Assert.True(Lz4FrameEncoder.TryEncode(payload, expected, out int expectedLength, sequential));
                 using var events = new FramesEvents();
                 // A helper takes a block whenever it gets a core in time; on two idle cores that is nearly every call.
-                // Other tests share the cores and the helpers, so try for up to a minute before calling it a failure.
-                var tried = System.Diagnostics.Stopwatch.StartNew();
-                int calls = 0;
-                for (; tried.Elapsed < TimeSpan.FromSeconds(60) && events.HelperBlocksForThisThread() == 0; calls++)
+                int calls = events.CallUntilAHelperWorks(call =>
                 {
-                    int call = calls;
                     var actual = new GuardedBuffer(expected.Length);
                     Assert.True(Lz4FrameEncoder.TryEncode(payload, actual.Span, out int actualLength, parallel));
                     actual.AssertGuardsIntact();
                     Assert.True(expected.AsSpan(0, expectedLength).SequenceEqual(actual.Span.Slice(0, actualLength)), $"{blockSize}-byte blocks, call {call}");
-                }
+                });
                 Assert.True(events.HelperBlocksForThisThread() > 0, $"no helper compressed a block of {blockSize} bytes into its own buffer in {calls} calls over a minute");
             }
         }

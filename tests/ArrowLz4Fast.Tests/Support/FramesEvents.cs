@@ -49,6 +49,19 @@ namespace ArrowLz4Fast.Tests.Support
             return _events.Where(e => e.Id == HelperBlocks && e.Payload[0] == thread).Sum(e => (long)e.Payload[1]);
         }
 
+        /// <summary>
+        /// Makes <paramref name="call"/> (given its index) until a helper thread has processed a block for this thread, or
+        /// for a minute: other tests share the cores and the helpers. Returns how many calls were made.
+        /// </summary>
+        public int CallUntilAHelperWorks(Action<int> call)
+        {
+            var tried = System.Diagnostics.Stopwatch.StartNew();
+            int calls = 0;
+            for (; tried.Elapsed < TimeSpan.FromSeconds(60) && HelperBlocksForThisThread() == 0; calls++)
+                call(calls);
+            return calls;
+        }
+
         /// <summary>Blocks the parallel decoder kept (decoded without falling back) for calls on the current thread.</summary>
         public long BlocksKeptOnThisThread() => OnThisThread(ParallelDecode).Sum(p => (long)p[1]);
 
