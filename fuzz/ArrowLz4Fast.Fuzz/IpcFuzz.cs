@@ -126,7 +126,7 @@ namespace ArrowLz4Fast.Fuzz
                 ourError = e;
             }
             // The codec path is read only when its result is compared: Arrow's reader over hostile metadata rents arrays
-            // of the declared sizes from the shared pool, which kept a 50,000-mutant run growing past 24 GB.
+            // of the declared sizes from the shared pool, which long runs otherwise accumulate (fuzz/README.md).
             bool refusedAsAllowed = ourError is InvalidDataException || ourError is NotSupportedException;
             if (!refusedAsAllowed)
             {
