@@ -29,6 +29,9 @@ namespace ArrowLz4Fast.Ipc
 
         private ReadOnlySpan<byte> Data => new(_buffer, _start, _length);
 
+        /// <summary>The flatbuffer's length.</summary>
+        public int Length => _length;
+
         public FlatTable Root(string what) => Table(Follow(0, what), what);
 
         /// <summary>Follows the uoffset at <paramref name="position"/> to a table.</summary>
@@ -103,8 +106,24 @@ namespace ArrowLz4Fast.Ipc
             return (vector + 4, (int)count);
         }
 
+        /// <summary>
+        /// A string field's byte length (0 when absent): its bytes and the terminating zero lie inside the metadata, as
+        /// the flatbuffers verifier requires.
+        /// </summary>
+        public int String(FlatTable table, int index, string what)
+        {
+            (int position, int length) = Vector(table, index, 1, what);
+            if (position == 0)
+                return 0;
+            if (length >= _length - position || Data[position + length] != 0)
+                Fail(position - 4, $"{what}: the string of {length} byte(s) has no terminating zero inside the metadata");
+            return length;
+        }
+
         /// <summary>The table an element of a vector of tables (a uoffset at <paramref name="position"/>) refers to.</summary>
         public FlatTable TableAt(int position, string what) => Table(Follow(position, what), what);
+
+        public int ReadUInt8(int position) => Data[position];
 
         public long ReadInt64(int position) => BinaryPrimitives.ReadInt64LittleEndian(Data.Slice(position));
 

@@ -28,9 +28,13 @@ namespace ArrowLz4Fast.Ipc
         internal const int MethodBuffer = 0;
         internal const int BufferStructSize = 16;
 
-        /// <summary>Parses a message; <paramref name="buffers"/> reads the buffer list of an uncompressed batch too.</summary>
+        /// <summary>
+        /// Verifies the whole message (<see cref="IpcMessageVerifier"/>), so nothing reads unverified metadata, then parses
+        /// it; <paramref name="buffers"/> reads the buffer list of an uncompressed batch too.
+        /// </summary>
         public static IpcMessage Parse(FlatReader reader, bool buffers = false)
         {
+            IpcMessageVerifier.Verify(reader);
             var message = default(IpcMessage);
             FlatTable root = reader.Root("Message");
             message.Root = root;
