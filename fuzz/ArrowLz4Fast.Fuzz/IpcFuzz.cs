@@ -22,6 +22,13 @@ namespace ArrowLz4Fast.Fuzz
     {
         private const int Guard = 256;
 
+        // The budget of one mutant through the wrapper (drained, then read by Arrow over it): hostile metadata must cost
+        // time and memory bounded by the input, not by the numbers in it (issue #34: a schema mutant stalled Arrow's
+        // reader for seconds and grew it to 10 GB). Time is wall clock on a shared machine, hence the margin; memory is
+        // what the checking thread allocates, the largest clean read of the corpus allocating a small fraction of it.
+        private static readonly TimeSpan TimeBudget = TimeSpan.FromSeconds(2);
+        private const long AllocationBudget = 256L << 20;
+
         public static int Run(FuzzOptions options, string root)
         {
             var seeds = new List<(string Name, byte[] Bytes, List<IpcMutator.Message> Messages)>();
@@ -43,16 +50,29 @@ namespace ArrowLz4Fast.Fuzz
 
             long first = options.Index ?? options.Start;
             long count = options.Index.HasValue ? 1 : options.Count;
-            int failures = 0, rejected = 0, accepted = 0;
+            int failures = 0, rejected = 0, accepted = 0, schemaMutants = 0;
+            long maxTicks = 0, maxAllocated = 0;
             var findings = new System.Collections.Concurrent.ConcurrentQueue<string>();
             Parallel.For(0, count, new ParallelOptions { MaxDegreeOfParallelism = options.Threads }, k =>
             {
                 long index = first + k;
                 var random = new Random(unchecked((int)(options.Seed * 2654435761UL) ^ (int)index ^ (int)(index >> 32)));
                 var seed = seeds[random.Next(seeds.Count)];
-                byte[] mutant = IpcMutator.Mutate(seed.Bytes, seed.Messages, random, out string what);
+                // A quarter of the mutants change the Schema message only, where Arrow's own reader is weakest.
+                bool schema = random.Next(4) == 0;
+                byte[] mutant = schema
+                    ? IpcMutator.MutateSchema(seed.Bytes, seed.Messages, random, out string what)
+                    : IpcMutator.Mutate(seed.Bytes, seed.Messages, random, out what);
+                if (schema)
+                    Interlocked.Increment(ref schemaMutants);
                 int degree = 1 + random.Next(3);
-                string? problem = Check(mutant, degree, random, out bool wasRejected);
+                string? problem = Check(mutant, degree, random, out bool wasRejected, out TimeSpan took, out long allocated);
+                InterlockedMax(ref maxTicks, took.Ticks);
+                InterlockedMax(ref maxAllocated, allocated);
+                if (problem is null && took > TimeBudget)
+                    problem = $"over the time budget: {took.TotalMilliseconds:F0} ms through the wrapper (budget {TimeBudget.TotalMilliseconds:F0} ms)";
+                if (problem is null && allocated > AllocationBudget)
+                    problem = $"over the memory budget: {allocated:N0} bytes allocated through the wrapper (budget {AllocationBudget:N0})";
                 if (problem is not null)
                 {
                     Interlocked.Increment(ref failures);
@@ -74,13 +94,31 @@ namespace ArrowLz4Fast.Fuzz
             });
             foreach (string finding in findings.Take(options.Examples * 10))
                 Console.WriteLine(finding);
-            Console.WriteLine($"fuzz --ipc: {count} mutants: {rejected} rejected, {accepted} read, {failures} failure(s)");
+            Console.WriteLine($"fuzz --ipc: {count} mutants ({schemaMutants} of the schema only): {rejected} rejected, {accepted} read, {failures} failure(s)");
+            Console.WriteLine($"fuzz --ipc: through the wrapper, at most {TimeSpan.FromTicks(maxTicks).TotalMilliseconds:F0} ms and {maxAllocated:N0} bytes allocated for one mutant (budget {TimeBudget.TotalMilliseconds:F0} ms, {AllocationBudget:N0} bytes)");
             return failures == 0 ? 0 : 1;
         }
 
-        private static string? Check(byte[] bytes, int degree, Random random, out bool rejected)
+        private static void InterlockedMax(ref long location, long value)
+        {
+            long seen = Interlocked.Read(ref location);
+            while (value > seen)
+            {
+                long was = Interlocked.CompareExchange(ref location, value, seen);
+                if (was == seen)
+                    return;
+                seen = was;
+            }
+        }
+
+        /// <summary>One mutant; <paramref name="took"/> and <paramref name="allocated"/> are the wrapper's two reads, which the budget covers.</summary>
+        private static string? Check(byte[] bytes, int degree, Random random, out bool rejected, out TimeSpan took, out long allocated)
         {
             rejected = false;
+            var clock = System.Diagnostics.Stopwatch.StartNew();
+            long allocatedBefore = GC.GetAllocatedBytesForCurrentThread();
+            took = TimeSpan.Zero;
+            allocated = 0;
             var options = new Lz4FastOptions { MaxDegreeOfParallelism = degree, MinimumParallelLength = 1 };
             int[] lengths = { 1, 7, 64, 4096, 1 << 20, 8 << 20 };
             var guarded = new Dictionary<int, byte[]>();
@@ -125,6 +163,8 @@ namespace ArrowLz4Fast.Fuzz
             {
                 ourError = e;
             }
+            took = clock.Elapsed;
+            allocated = GC.GetAllocatedBytesForCurrentThread() - allocatedBefore;
             // The codec path is read only when its result is compared: Arrow's reader over hostile metadata rents arrays
             // of the declared sizes from the shared pool, which long runs otherwise accumulate (fuzz/README.md).
             bool refusedAsAllowed = ourError is InvalidDataException || ourError is NotSupportedException;

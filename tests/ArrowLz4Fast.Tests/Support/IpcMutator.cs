@@ -36,6 +36,41 @@ namespace ArrowLz4Fast.Tests.Support
 
         private static readonly long[] Interesting = { 0, 1, -1, -2, 7, 8, 9, 255, 65535, 65536, int.MaxValue, int.MinValue, uint.MaxValue, long.MaxValue, long.MinValue, 0x7FFFFFC7, 1L << 40 };
 
+        /// <summary>
+        /// A copy of <paramref name="original"/> with one to three bytes of its Schema message's metadata (the first
+        /// message) changed, as the issue #34 mutants were: flipped bits, random bytes, or an interesting int32.
+        /// </summary>
+        public static byte[] MutateSchema(byte[] original, List<Message> messages, Random random, out string what)
+        {
+            byte[] bytes = (byte[])original.Clone();
+            Message schema = messages[0];
+            int changes = 1 + random.Next(3);
+            what = "schema:";
+            for (int i = 0; i < changes; i++)
+            {
+                int at = schema.Metadata + random.Next(schema.MetadataLength);
+                switch (random.Next(3))
+                {
+                    case 0:
+                        bytes[at] ^= (byte)(1 << random.Next(8));
+                        what += $" bit flip at {at}";
+                        break;
+                    case 1:
+                        bytes[at] = (byte)random.Next(256);
+                        what += $" random byte at {at}";
+                        break;
+                    default:
+                        at = schema.Metadata + (random.Next(schema.MetadataLength) & ~3);
+                        if (at + 4 > schema.Metadata + schema.MetadataLength)
+                            goto case 1;
+                        BinaryPrimitives.WriteInt32LittleEndian(bytes.AsSpan(at), (int)Interesting[random.Next(Interesting.Length)]);
+                        what += $" int32 at {at}";
+                        break;
+                }
+            }
+            return bytes;
+        }
+
         /// <summary>A copy of <paramref name="original"/> with one seeded defect in a message's metadata or body, or truncated.</summary>
         public static byte[] Mutate(byte[] original, List<Message> messages, Random random, out string what)
         {
