@@ -13,7 +13,9 @@ namespace ArrowLz4Fast.Tests.Support
 
         /// <summary>The stream (or file) decompressed by <see cref="IpcDecompressingStream"/> (ZSTD passes through), as messages.</summary>
         public static List<Message> Uncompressed(string path) =>
-            Of(IpcWrapped.Drain(File.ReadAllBytes(path), IpcWrapped.Options(1), new[] { 0 }));
+            Of(IpcWrapped.Drain(File.ReadAllBytes(path), IpcWrapped.Options(1), WholeReads));
+
+        private static readonly int[] WholeReads = { 0 };
 
         public static List<Message> Of(byte[] stream)
         {
