@@ -12,7 +12,8 @@ using ArrowLz4Fast.Benchmarks.Harness;
 using ArrowLz4Fast.Flight;
 using ArrowLz4Fast.Flight.Tests.Support;
 using ArrowLz4Fast.Ipc;
-using ArrowLz4Fast.Tests.Support;
+using FlightMessages = ArrowLz4Fast.Flight.Tests.Support.IpcMessages;
+using IpcMessages = ArrowLz4Fast.Tests.Support.IpcMessages;
 using BenchmarkDotNet.Attributes;
 using BenchmarkDotNet.Columns;
 using BenchmarkDotNet.Configs;
@@ -27,7 +28,9 @@ namespace ArrowLz4Fast.Benchmarks
     /// Issue #33's Flight comparison: a DoGet to the last batch read, over loopback (or the rate-limited loopback of a
     /// network namespace, docs/flight.md), from an in-process Kestrel Flight server. Uncompressed: the stock server
     /// and FlightClient. Lz4Flight: the same server with Lz4FlightServerInterceptor (compressing each call's batches,
-    /// every buffer in parallel) and a FlightClient over channel.WithArrowLz4(). OfficialFromMemory: the same
+    /// every buffer in parallel) and a FlightClient over channel.WithArrowLz4(). Lz4FlightPrecompressed: that client
+    /// against a server that sends the compressed messages as they are (what a pyarrow, C++ or arrow-rs server with
+    /// compression on another machine puts on the wire), so this process's cores only decode. OfficialFromMemory: the same
     /// compressed messages as one IPC stream in memory, read by ArrowStreamReader with Apache.Arrow.Compression, the
     /// best the official path could do once Flight takes a codec factory, with no network at all.
     /// Server and client share the process and its cores, as BenchmarkDotNet's allocation column does.
@@ -38,6 +41,10 @@ namespace ArrowLz4Fast.Benchmarks
     {
         private TestHost? _stockHost;
         private TestHost? _lz4Host;
+        private TestHost? _rawHost;
+        private GrpcChannel? _rawChannel;
+        private FlightClient? _rawClient;
+        private FlightTicket? _rawTicket;
         private GrpcChannel? _stockChannel;
         private GrpcChannel? _lz4Channel;
         private FlightClient? _stockClient;
@@ -64,6 +71,10 @@ namespace ArrowLz4Fast.Benchmarks
             _stockClient = new FlightClient(_stockChannel);
             _lz4Client = new FlightClient(_lz4Channel.WithArrowLz4(new Lz4FlightClientOptions { Codec = FlightData.Codec }));
             _compressedStream = FlightData.Of(Data).CompressedStream;
+            _rawHost = TestHost.StartAsync(RawFlightService.Add, RawFlightService.Map).GetAwaiter().GetResult();
+            _rawChannel = _rawHost.Channel();
+            _rawClient = new FlightClient(_rawChannel.WithArrowLz4(new Lz4FlightClientOptions { Codec = FlightData.Codec }));
+            _rawTicket = new FlightTicket(RawFlightService.Register(FlightData.Of(Data).CompressedPayloads));
         }
 
         [GlobalCleanup]
@@ -71,15 +82,20 @@ namespace ArrowLz4Fast.Benchmarks
         {
             _stockChannel?.Dispose();
             _lz4Channel?.Dispose();
+            _rawChannel?.Dispose();
+            _rawHost?.DisposeAsync().AsTask().GetAwaiter().GetResult();
             _stockHost?.DisposeAsync().AsTask().GetAwaiter().GetResult();
             _lz4Host?.DisposeAsync().AsTask().GetAwaiter().GetResult();
         }
 
         [Benchmark(Baseline = true)]
-        public Task<long> Uncompressed() => ReadAll(_stockClient!);
+        public Task<long> Uncompressed() => ReadAll(_stockClient!, _ticket!);
 
         [Benchmark]
-        public Task<long> Lz4Flight() => ReadAll(_lz4Client!);
+        public Task<long> Lz4Flight() => ReadAll(_lz4Client!, _ticket!);
+
+        [Benchmark]
+        public Task<long> Lz4FlightPrecompressed() => ReadAll(_rawClient!, _rawTicket!);
 
         [Benchmark]
         public long OfficialFromMemory()
@@ -94,10 +110,10 @@ namespace ArrowLz4Fast.Benchmarks
             return rows;
         }
 
-        private async Task<long> ReadAll(FlightClient client)
+        private static async Task<long> ReadAll(FlightClient client, FlightTicket ticket)
         {
             long rows = 0;
-            using FlightRecordBatchStreamingCall call = client.GetStream(_ticket!);
+            using FlightRecordBatchStreamingCall call = client.GetStream(ticket);
             while (await call.ResponseStream.MoveNext(System.Threading.CancellationToken.None).ConfigureAwait(false))
             {
                 rows += call.ResponseStream.Current.Length;
@@ -122,7 +138,11 @@ namespace ArrowLz4Fast.Benchmarks
             CompressedBytes = compressed.Sum(m => (long)m.Metadata.Length + m.Body.Length);
             Messages = plain.Count;
             CompressedStream = IpcMessages.Stream(compressed);
+            CompressedPayloads = compressed.Select(m => (byte[]?)FlightMessages.FlightData(m.Metadata.ToArray(), m.Body.ToArray())).ToList();
         }
+
+        /// <summary>The compressed messages as serialized FlightData, for the server that sends them as they are.</summary>
+        public IReadOnlyList<byte[]?> CompressedPayloads { get; }
 
         /// <summary>FlightData bytes (data_header + data_body) of every message, as the stock server sends them.</summary>
         public long PlainBytes { get; }
