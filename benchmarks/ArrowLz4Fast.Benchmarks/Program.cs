@@ -37,11 +37,19 @@ namespace ArrowLz4Fast.Benchmarks
         /// </summary>
         public static int Main(string[] args)
         {
-            IConfig config = DefaultConfig.Instance.AddJob(MeasurementJob);
+            Job measurement = MeasurementJob;
+            if (args.Contains("--in-process"))
+            {
+                // The measurement job in this process: runs under `ip netns exec` or `taskset` (docs/flight.md) need
+                // no child build, and the namespace or CPU set applies to everything measured.
+                args = args.Where(a => a != "--in-process").ToArray();
+                measurement = MeasurementJob.WithToolchain(InProcessEmitToolchain.Instance);
+            }
+            IConfig config = DefaultConfig.Instance.AddJob(measurement);
             if (args.Contains("--fixed-malloc"))
             {
                 args = args.Where(a => a != "--fixed-malloc").ToArray();
-                config = config.AddJob(MeasurementJob.WithEnvironmentVariables(FixedMallocSettings).WithId("fixed-malloc"));
+                config = config.AddJob(measurement.WithEnvironmentVariables(FixedMallocSettings).WithId("fixed-malloc"));
             }
             if (args.Contains("--smoke"))
             {

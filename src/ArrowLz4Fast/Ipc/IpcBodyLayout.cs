@@ -19,7 +19,15 @@ namespace ArrowLz4Fast.Ipc
         /// output bytes per input byte (a match's length extension: 255 more per byte), so 255 times the frame bounds
         /// it: a buffer declaring more is corrupt, whatever its frame holds.
         /// </summary>
-        internal static long MaxDecodedLength(int frameLength) => 255L * frameLength;
+        internal static long MaxDecodedLength(int frameLength) => Lz4MaxRatio * frameLength;
+
+        internal const long Lz4MaxRatio = 255;
+
+        /// <summary>
+        /// The most a ZSTD frame decodes to per input byte: an RLE block of 128 KiB costs 4 bytes (3 of block header and
+        /// the repeated byte), so 32,768 output bytes per input byte bound any frame.
+        /// </summary>
+        internal const long ZstdMaxRatio = 32768;
 
         /// <summary>Checks, before the body is read, that every buffer lies inside it, in order, without overlap.</summary>
         public static void CheckExtents(FlatReader reader, in IpcMessage message)
@@ -40,8 +48,11 @@ namespace ArrowLz4Fast.Ipc
             }
         }
 
-        /// <summary>Reads the length prefixes and fills <paramref name="items"/>; returns the decompressed body length.</summary>
-        public static long Compute(FlatReader reader, in IpcMessage message, ReadOnlySpan<byte> body, long bodyOffset, IpcBufferItem[] items, long maxBodyLength)
+        /// <summary>
+        /// Reads the length prefixes and fills <paramref name="items"/>; returns the decompressed body length. A buffer
+        /// declaring more than <paramref name="maxRatio"/> bytes per compressed byte is refused (LZ4 frames by default).
+        /// </summary>
+        public static long Compute(FlatReader reader, in IpcMessage message, ReadOnlySpan<byte> body, long bodyOffset, IpcBufferItem[] items, long maxBodyLength, long maxRatio = Lz4MaxRatio)
         {
             long total = 0;
             for (int i = 0; i < message.BufferCount; i++)
@@ -71,8 +82,8 @@ namespace ArrowLz4Fast.Ipc
                     {
                         item.Raw = false;
                         // Refused before the reader allocates it: the frame cannot decode to that many bytes.
-                        if (declared > MaxDecodedLength(item.SourceLength))
-                            IpcErrors.Throw(bodyOffset + offset, $"body buffer {i} declares {declared} uncompressed bytes, more than its {item.SourceLength}-byte LZ4 frame can decode to");
+                        if (declared > maxRatio * item.SourceLength)
+                            IpcErrors.Throw(bodyOffset + offset, $"body buffer {i} declares {declared} uncompressed bytes, more than its {item.SourceLength}-byte {(maxRatio == Lz4MaxRatio ? "LZ4" : "compressed")} frame can decode to");
                     }
                     if (declared > maxBodyLength - Align(total))
                         IpcErrors.Throw(bodyOffset + offset, $"body buffer {i} declares {declared} uncompressed bytes, which takes the decompressed body past the {maxBodyLength}-byte limit");

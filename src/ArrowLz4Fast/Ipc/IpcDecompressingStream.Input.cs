@@ -1,7 +1,6 @@
 using System;
 using System.Buffers;
 using System.Buffers.Binary;
-using System.Collections.Generic;
 using System.Runtime.InteropServices;
 using System.Threading;
 using System.Threading.Tasks;
@@ -167,20 +166,15 @@ namespace ArrowLz4Fast
             return true;
         }
 
-        // The field nodes and buffers a record batch of the last schema needs (IpcSchemaLayout); -1 when not checked.
-        private int _schemaNodes = -1;
-        private int _schemaBuffers = -1;
-
-        // What a dictionary batch of each id the last schema names needs (IpcSchemaLayout); created at the first schema.
-        private Dictionary<long, (int Nodes, int Buffers)>? _dictionaryLayouts;
+        // What the last schema says its batches need, and the check of each compressed batch against it.
+        private readonly IpcStreamLayouts _layouts = new IpcStreamLayouts();
 
         private IpcMessage ParseMetadata(int length, out FlatReader reader)
         {
             long metadataOffset = _position - length;
             reader = new FlatReader(_header, 8, length, metadataOffset);
             IpcMessage message = IpcMessageParser.Parse(reader);
-            if (message.HeaderType == IpcMessageParser.HeaderSchema)
-                (_schemaNodes, _schemaBuffers) = IpcSchemaLayout.Read(reader, message.Root, _dictionaryLayouts ??= new Dictionary<long, (int Nodes, int Buffers)>());
+            _layouts.Observe(reader, message);
             BinaryPrimitives.WriteInt32LittleEndian(_header, Continuation);
             BinaryPrimitives.WriteInt32LittleEndian(_header.AsSpan(4), length);
             if (!message.Lz4)
@@ -191,10 +185,7 @@ namespace ArrowLz4Fast
             }
             if (message.BodyLength > DefaultMaxBodyLength)
                 IpcErrors.Throw(metadataOffset, $"the compressed body of {message.BodyLength} bytes is longer than the longest array");
-            bool dictionary = message.Dictionary.Exists;
-            (int nodes, int buffers) = dictionary ? IpcSchemaLayout.Dictionary(_dictionaryLayouts, message.DictionaryId) : (_schemaNodes, _schemaBuffers);
-            if (nodes >= 0 && (message.NodeCount < nodes || message.BufferCount < buffers))
-                IpcErrors.Throw(metadataOffset, $"message metadata, {(dictionary ? $"the dictionary batch of id {message.DictionaryId}" : "the record batch")} lists {message.NodeCount} field node(s) and {message.BufferCount} buffer(s) but its schema needs {nodes} and {buffers}");
+            _layouts.Check(message, metadataOffset);
             IpcBodyLayout.CheckExtents(reader, message);
             if (_items.Length < message.BufferCount)
             {

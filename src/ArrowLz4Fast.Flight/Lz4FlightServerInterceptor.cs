@@ -1,0 +1,86 @@
+using System;
+using System.IO;
+using System.Threading.Tasks;
+using Grpc.Core;
+using Grpc.Core.Interceptors;
+
+namespace ArrowLz4Fast.Flight
+{
+    /// <summary>
+    /// Makes an Apache.Arrow.Flight.AspNetCore server read compressed DoPut and DoExchange uploads and compress its DoGet
+    /// and DoExchange responses for clients that ask (<see cref="Lz4FlightHeaders.AcceptCodecs"/>), or for all:
+    /// <c>services.AddGrpc(o => o.Interceptors.Add&lt;Lz4FlightServerInterceptor&gt;(options))</c>.
+    /// </summary>
+    /// <remarks>
+    /// Uploads are decoded before Flight's reader sees them, every buffer of a message in parallel. A malformed upload
+    /// fails its call with <see cref="StatusCode.InvalidArgument"/> and a message naming the FlightData message and the
+    /// offset in it; other calls go on. Thread-safe.
+    /// </remarks>
+    public sealed class Lz4FlightServerInterceptor : Interceptor
+    {
+        private readonly FlightCodecSettings _settings;
+        private readonly bool _compress;
+        private readonly bool _always;
+
+        /// <summary>An interceptor with default options: decodes uploads, compresses responses for clients that advertise LZ4.</summary>
+        public Lz4FlightServerInterceptor()
+            : this(null)
+        {
+        }
+
+        /// <summary>An interceptor with the given options.</summary>
+        /// <param name="options">Settings, read now; <see langword="null"/> for the defaults.</param>
+        /// <exception cref="ArgumentOutOfRangeException">MaxBodyLength or MinSpaceSavings is out of range.</exception>
+        public Lz4FlightServerInterceptor(Lz4FlightServerOptions? options)
+        {
+            options ??= new Lz4FlightServerOptions();
+            _settings = new FlightCodecSettings(options.Codec, options.InnerCodecFactory, options.MaxBodyLength, options.MinSpaceSavings);
+            _compress = options.CompressResponses || options.AlwaysCompressResponses;
+            _always = options.AlwaysCompressResponses;
+        }
+
+        /// <summary>Compresses DoGet responses when configured; other calls pass through.</summary>
+        /// <inheritdoc/>
+        public override Task ServerStreamingServerHandler<TRequest, TResponse>(TRequest request, IServerStreamWriter<TResponse> responseStream, ServerCallContext context, ServerStreamingServerMethod<TRequest, TResponse> continuation)
+        {
+            if (continuation is null) throw new ArgumentNullException(nameof(continuation));
+            if (context is null || context.Method != FlightMethods.DoGet || !Compresses(context))
+                return continuation(request, responseStream, context!);
+            return continuation(request, new CompressingServerStreamWriter<TResponse>(responseStream, _settings), context);
+        }
+
+        /// <summary>Decodes DoPut and DoExchange uploads and compresses DoExchange responses when configured; other calls pass through.</summary>
+        /// <inheritdoc/>
+        public override async Task DuplexStreamingServerHandler<TRequest, TResponse>(IAsyncStreamReader<TRequest> requestStream, IServerStreamWriter<TResponse> responseStream, ServerCallContext context, DuplexStreamingServerMethod<TRequest, TResponse> continuation)
+        {
+            if (continuation is null) throw new ArgumentNullException(nameof(continuation));
+            string? name = context?.Method;
+            bool exchange = name == FlightMethods.DoExchange;
+            if (!exchange && name != FlightMethods.DoPut)
+            {
+                await continuation(requestStream, responseStream, context!).ConfigureAwait(false);
+                return;
+            }
+            var requests = new CheckingStreamReader<TRequest>(requestStream, new FlightStreamChecker(exchange ? "DoExchange" : "DoPut", _settings.NewDecoder()));
+            IServerStreamWriter<TResponse> responses = exchange && Compresses(context!)
+                ? new CompressingServerStreamWriter<TResponse>(responseStream, _settings)
+                : responseStream;
+            try
+            {
+                await continuation(requests, responses, context!).ConfigureAwait(false);
+            }
+            catch (Exception e) when (e == requests.Failure || (e.InnerException is not null && e.InnerException == requests.Failure))
+            {
+                // Our refusal of the upload, through the handler: the client learns what was wrong, and the server goes on.
+                throw new RpcException(new Status(e is NotSupportedException ? StatusCode.Unimplemented : StatusCode.InvalidArgument, requests.Failure!.Message));
+            }
+        }
+
+        private bool Compresses(ServerCallContext context)
+        {
+            if (!_compress)
+                return false;
+            return _always || Lz4FlightHeaders.Lists(context.RequestHeaders.GetValue(Lz4FlightHeaders.AcceptCodecs), Lz4FlightHeaders.Lz4);
+        }
+    }
+}
