@@ -63,6 +63,30 @@ namespace ArrowLz4Fast.Frames
         /// <returns>Whether they differ.</returns>
         public static bool operator !=(Lz4FrameBatchItem left, Lz4FrameBatchItem right) => !left.Equals(right);
 
+        /// <summary>
+        /// Checks that every item lies inside a source of <paramref name="sourceLength"/> bytes and a destination of
+        /// <paramref name="destinationLength"/>, and that stored items have equal lengths; returns the sums of their
+        /// source and destination lengths and the longest source.
+        /// </summary>
+        internal static (long Sources, long Destinations, long LongestSource) Check(ReadOnlySpan<Lz4FrameBatchItem> items, int sourceLength, int destinationLength)
+        {
+            long sources = 0, destinations = 0, longest = 0;
+            for (int i = 0; i < items.Length; i++)
+            {
+                ref readonly Lz4FrameBatchItem item = ref items[i];
+                if (!InRange(item.SourceOffset, item.SourceLength, sourceLength) || !InRange(item.DestinationOffset, item.DestinationLength, destinationLength))
+                    throw new ArgumentOutOfRangeException(nameof(items), $"Item {i} ({item}) is not inside the source ({sourceLength} bytes) and the destination ({destinationLength} bytes).");
+                if (item.Stored && item.SourceLength != item.DestinationLength)
+                    throw new ArgumentException($"Item {i} is stored but its source length {item.SourceLength} differs from its destination length {item.DestinationLength}.", nameof(items));
+                sources += item.SourceLength;
+                destinations += item.DestinationLength;
+                longest = Math.Max(longest, item.SourceLength);
+            }
+            return (sources, destinations, longest);
+        }
+
+        private static bool InRange(int offset, int length, int limit) => offset >= 0 && length >= 0 && offset <= limit - length;
+
         /// <inheritdoc/>
         public override string ToString() =>
             $"source [{SourceOffset}, +{SourceLength}) -> destination [{DestinationOffset}, +{DestinationLength}){(Stored ? ", stored" : "")}";

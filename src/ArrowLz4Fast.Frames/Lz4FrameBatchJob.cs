@@ -5,9 +5,10 @@ using System.Runtime.ExceptionServices;
 namespace ArrowLz4Fast.Frames
 {
     /// <summary>
-    /// <see cref="Lz4FrameDecoder.DecodeBatch"/> on several threads: the items are claimed largest first (the largest
-    /// bounds the batch, so it starts first), each decoded sequentially by the thread that claimed it. Jobs are pooled
-    /// and keep their claim-order arrays, so a steady reader allocates nothing per batch.
+    /// <see cref="Lz4FrameDecoder.DecodeBatch"/> and <see cref="Lz4FrameEncoder.TryEncodeBatch"/> on several threads:
+    /// the items are claimed largest first (the largest bounds the batch, so it starts first), each decoded or encoded
+    /// sequentially by the thread that claimed it. Jobs are pooled and keep their claim-order arrays, so a steady reader
+    /// or writer allocates nothing per batch.
     /// </summary>
     internal sealed unsafe class Lz4FrameBatchJob : Lz4ParallelJob
     {
@@ -20,10 +21,19 @@ namespace ArrowLz4Fast.Frames
         private int[] _order = new int[16];
         private long[] _keys = new long[16];
         private Lz4FrameDecoderOptions _options;
+        private Lz4FrameEncoderOptions _encoderOptions;
+        private int* _written;
         private int _errorIndex;
         private ExceptionDispatchInfo? _error;
 
-        public static void Run(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions sequential, int degree)
+        public static void Run(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions sequential, int degree) =>
+            Run(source, destination, items, sequential, default, Span<int>.Empty, degree);
+
+        /// <summary>Encodes every item as one frame with <paramref name="sequential"/>; each frame's length, or -1 when it does not fit, goes to <paramref name="written"/>.</summary>
+        public static void RunEncode(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameEncoderOptions sequential, Span<int> written, int degree) =>
+            Run(source, destination, items, default, sequential, written, degree);
+
+        private static void Run(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions sequential, Lz4FrameEncoderOptions encoder, Span<int> written, int degree)
         {
             Lz4FrameBatchJob job = Lz4JobPool<Lz4FrameBatchJob>.Rent();
             try
@@ -31,7 +41,10 @@ namespace ArrowLz4Fast.Frames
                 fixed (byte* sourcePointer = source)
                 fixed (byte* destinationPointer = destination)
                 fixed (Lz4FrameBatchItem* itemPointer = items)
+                fixed (int* writtenPointer = written)
                 {
+                    job._written = written.IsEmpty ? null : writtenPointer;
+                    job._encoderOptions = encoder;
                     job._source = sourcePointer;
                     job._sourceLength = source.Length;
                     job._destination = destinationPointer;
@@ -51,6 +64,7 @@ namespace ArrowLz4Fast.Frames
                 job._source = null;
                 job._destination = null;
                 job._items = null;
+                job._written = null;
                 job._error = null;
                 Lz4JobPool<Lz4FrameBatchJob>.Return(job);
             }
@@ -85,6 +99,12 @@ namespace ArrowLz4Fast.Frames
         protected override void ProcessBlock(int index)
         {
             int item = _order[index];
+            if (_written != null)
+            {
+                _written[item] = Lz4FrameEncoder.EncodeBatchItem(
+                    new ReadOnlySpan<byte>(_source, _sourceLength), new Span<byte>(_destination, _destinationLength), in _items[item], _encoderOptions);
+                return;
+            }
             try
             {
                 Lz4FrameDecoder.DecodeBatchItem(

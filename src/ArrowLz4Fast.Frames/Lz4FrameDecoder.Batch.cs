@@ -38,16 +38,7 @@ namespace ArrowLz4Fast.Frames
         /// <exception cref="NotSupportedException">An item's frame names a dictionary.</exception>
         public static void DecodeBatch(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions options = default)
         {
-            long total = 0;
-            for (int i = 0; i < items.Length; i++)
-            {
-                ref readonly Lz4FrameBatchItem item = ref items[i];
-                if (!InRange(item.SourceOffset, item.SourceLength, source.Length) || !InRange(item.DestinationOffset, item.DestinationLength, destination.Length))
-                    throw new ArgumentOutOfRangeException(nameof(items), $"Item {i} ({item}) is not inside the source ({source.Length} bytes) and the destination ({destination.Length} bytes).");
-                if (item.Stored && item.SourceLength != item.DestinationLength)
-                    throw new ArgumentException($"Item {i} is stored but its source length {item.SourceLength} differs from its destination length {item.DestinationLength}.", nameof(items));
-                total += item.DestinationLength;
-            }
+            long total = Lz4FrameBatchItem.Check(items, source.Length, destination.Length).Destinations;
 
             var sequential = new Lz4FrameDecoderOptions(options.VerifyChecksums, Lz4Parallelism.Sequential);
             Lz4Parallelism parallelism = options.Parallelism;
@@ -59,8 +50,6 @@ namespace ArrowLz4Fast.Frames
             }
             Lz4FrameBatchJob.Run(source, destination, items, sequential, parallelism.MaxDegreeOfParallelism);
         }
-
-        private static bool InRange(int offset, int length, int limit) => offset >= 0 && length >= 0 && offset <= limit - length;
 
         /// <summary>Decodes (or copies) one item, with its errors worded for the batch and located in the batch's source.</summary>
         internal static void DecodeBatchItem(ReadOnlySpan<byte> source, Span<byte> destination, in Lz4FrameBatchItem item, int index, Lz4FrameDecoderOptions sequential)

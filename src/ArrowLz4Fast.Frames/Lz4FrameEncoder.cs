@@ -13,7 +13,7 @@ namespace ArrowLz4Fast.Frames
     /// stored uncompressed (the high bit of its size field), as the format requires.
     /// No intermediate buffer, no managed allocation.
     /// </summary>
-    public static class Lz4FrameEncoder
+    public static partial class Lz4FrameEncoder
     {
         /// <summary>The frame length for <paramref name="sourceLength"/> bytes if no block shrinks: a destination this large always suffices.</summary>
         /// <remarks>

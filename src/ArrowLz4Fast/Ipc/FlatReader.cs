@@ -108,6 +108,8 @@ namespace ArrowLz4Fast.Ipc
 
         public long ReadInt64(int position) => BinaryPrimitives.ReadInt64LittleEndian(Data.Slice(position));
 
+        public int ReadInt32(int position) => BinaryPrimitives.ReadInt32LittleEndian(Data.Slice(position));
+
         public long InputOffset(int position) => _inputOffset + position;
 
         private int Follow(int position, string what)
