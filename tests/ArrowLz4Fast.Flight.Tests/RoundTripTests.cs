@@ -9,6 +9,7 @@ using Apache.Arrow.Flight.Client;
 using ArrowLz4Fast.Flight.Tests.Support;
 using ArrowLz4Fast.Tests.Support;
 using Grpc.Core;
+using Microsoft.Extensions.DependencyInjection;
 using Xunit;
 
 namespace ArrowLz4Fast.Flight.Tests
@@ -88,6 +89,32 @@ namespace ArrowLz4Fast.Flight.Tests
                 }
             });
             call.Dispose();
+            ArrowData.DisposeAll(table);
+        }
+
+        [Fact]
+        public async Task The_interceptor_registers_without_options_as_the_README_shows()
+        {
+            await using TestHost host = await TestHost.StartAsync(
+                services => services.AddGrpc(o =>
+                {
+                    o.MaxReceiveMessageSize = null;
+                    o.Interceptors.Add<Lz4FlightServerInterceptor>();
+                }).AddFlightServer<StoreFlightServer>(),
+                StoreFlightServer.Map);
+            List<RecordBatch> table = Table();
+            using var channel = host.Channel();
+            var client = new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions { CompressUploads = true }));
+            string key = Guid.NewGuid().ToString("N");
+            FlightRecordBatchDuplexStreamingCall call = client.StartPut(FlightDescriptor.CreatePathDescriptor("t"), new Metadata { { StoreFlightServer.KeyHeader, key } });
+            foreach (RecordBatch batch in table)
+                await call.RequestStream.WriteAsync(batch);
+            await call.RequestStream.CompleteAsync();
+            while (await call.ResponseStream.MoveNext(default))
+            {
+            }
+            call.Dispose();
+            ArrowData.AssertSameValues(table, StoreFlightServer.Received[key]);
             ArrowData.DisposeAll(table);
         }
 
