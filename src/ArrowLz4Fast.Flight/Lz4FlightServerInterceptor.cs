@@ -44,7 +44,7 @@ namespace ArrowLz4Fast.Flight
             if (continuation is null) throw new ArgumentNullException(nameof(continuation));
             if (context is null || context.Method != FlightMethods.DoGet || !Compresses(context))
                 return continuation(request, responseStream, context!);
-            return continuation(request, new CompressingServerStreamWriter<TResponse>(responseStream, _settings), context);
+            return continuation(request, new CompressingStreamWriter<TResponse>(responseStream, _settings), context);
         }
 
         /// <summary>Decodes DoPut and DoExchange uploads and compresses DoExchange responses when configured; other calls pass through.</summary>
@@ -61,7 +61,7 @@ namespace ArrowLz4Fast.Flight
             }
             var requests = new CheckingStreamReader<TRequest>(requestStream, new FlightStreamChecker(exchange ? "DoExchange" : "DoPut", _settings.NewDecoder()));
             IServerStreamWriter<TResponse> responses = exchange && Compresses(context!)
-                ? new CompressingServerStreamWriter<TResponse>(responseStream, _settings)
+                ? new CompressingStreamWriter<TResponse>(responseStream, _settings)
                 : responseStream;
             try
             {

@@ -58,16 +58,7 @@ namespace ArrowLz4Fast.Flight.Tests
             List<RecordBatch> table = Table();
             using var channel = _server.Host.Channel();
             var client = new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions { CompressUploads = true }));
-            string key = Guid.NewGuid().ToString("N");
-            FlightRecordBatchDuplexStreamingCall call = client.StartPut(FlightDescriptor.CreatePathDescriptor("t"), new Metadata { { StoreFlightServer.KeyHeader, key } });
-            foreach (RecordBatch batch in table)
-                await call.RequestStream.WriteAsync(batch);
-            await call.RequestStream.CompleteAsync();
-            while (await call.ResponseStream.MoveNext(default))
-            {
-            }
-            call.Dispose();
-            ArrowData.AssertSameValues(table, StoreFlightServer.Received[key]);
+            ArrowData.AssertSameValues(table, await PutAsync(client, table));
             ArrowData.DisposeAll(table);
         }
 
@@ -105,16 +96,7 @@ namespace ArrowLz4Fast.Flight.Tests
             List<RecordBatch> table = Table();
             using var channel = host.Channel();
             var client = new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions { CompressUploads = true }));
-            string key = Guid.NewGuid().ToString("N");
-            FlightRecordBatchDuplexStreamingCall call = client.StartPut(FlightDescriptor.CreatePathDescriptor("t"), new Metadata { { StoreFlightServer.KeyHeader, key } });
-            foreach (RecordBatch batch in table)
-                await call.RequestStream.WriteAsync(batch);
-            await call.RequestStream.CompleteAsync();
-            while (await call.ResponseStream.MoveNext(default))
-            {
-            }
-            call.Dispose();
-            ArrowData.AssertSameValues(table, StoreFlightServer.Received[key]);
+            ArrowData.AssertSameValues(table, await PutAsync(client, table));
             ArrowData.DisposeAll(table);
         }
 
@@ -156,6 +138,20 @@ namespace ArrowLz4Fast.Flight.Tests
             Assert.Equal(StatusCode.DataLoss, e.StatusCode);
             Assert.Equal(2, read);
             ArrowData.DisposeAll(table);
+        }
+
+        /// <summary>Uploads the table with DoPut and returns what the store's handler received.</summary>
+        private static async Task<List<RecordBatch>> PutAsync(FlightClient client, List<RecordBatch> table)
+        {
+            string key = Guid.NewGuid().ToString("N");
+            using FlightRecordBatchDuplexStreamingCall call = client.StartPut(FlightDescriptor.CreatePathDescriptor("t"), new Metadata { { StoreFlightServer.KeyHeader, key } });
+            foreach (RecordBatch batch in table)
+                await call.RequestStream.WriteAsync(batch);
+            await call.RequestStream.CompleteAsync();
+            while (await call.ResponseStream.MoveNext(default))
+            {
+            }
+            return StoreFlightServer.Received[key];
         }
 
         private static byte[] Join(List<byte[]> payloads) =>

@@ -33,9 +33,16 @@ namespace ArrowLz4Fast.Flight.Tests.Support
         {
             var headers = new Metadata { { StoreFlightServer.KeyHeader, key } };
             using AsyncDuplexStreamingCall<byte[], byte[]> call = channel.CreateCallInvoker().AsyncDuplexStreamingCall(s_doPut, null, new CallOptions(headers));
-            foreach (byte[]? message in messages)
-                await call.RequestStream.WriteAsync(message!);
-            await call.RequestStream.CompleteAsync();
+            try
+            {
+                foreach (byte[]? message in messages)
+                    await call.RequestStream.WriteAsync(message!);
+                await call.RequestStream.CompleteAsync();
+            }
+            catch (RpcException)
+            {
+                // The server failed the call while we were still writing: its status comes with the response.
+            }
             var results = new List<byte[]>();
             while (await call.ResponseStream.MoveNext(default))
                 results.Add(call.ResponseStream.Current);
