@@ -67,7 +67,7 @@ namespace ArrowLz4Fast.Flight
             Method<TRequest, TResponse> method = exchange ? Decoding(context.Method) : context.Method;
             AsyncDuplexStreamingCall<TRequest, TResponse> call = continuation(new ClientInterceptorContext<TRequest, TResponse>(method, context.Host, Advertised(context.Options)));
             IClientStreamWriter<TRequest> requests = _compressUploads
-                ? new CompressingClientStreamWriter<TRequest>(call.RequestStream, _settings)
+                ? new CompressingStreamWriter<TRequest>(call.RequestStream, _settings)
                 : call.RequestStream;
             IAsyncStreamReader<TResponse> responses = exchange
                 ? new CheckingStreamReader<TResponse>(call.ResponseStream, new FlightStreamChecker("DoExchange", decoder: null))

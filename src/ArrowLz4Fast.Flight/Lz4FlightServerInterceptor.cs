@@ -22,16 +22,14 @@ namespace ArrowLz4Fast.Flight
         private readonly bool _compress;
         private readonly bool _always;
 
-        /// <summary>An interceptor with default options: decodes uploads, compresses responses for clients that advertise LZ4.</summary>
-        public Lz4FlightServerInterceptor()
-            : this(null)
-        {
-        }
-
-        /// <summary>An interceptor with the given options.</summary>
-        /// <param name="options">Settings, read now; <see langword="null"/> for the defaults.</param>
+        /// <summary>An interceptor with the given options, or the defaults: decode uploads, compress responses for clients that advertise LZ4.</summary>
+        /// <param name="options">
+        /// Settings, read now; <see langword="null"/> for the defaults. One constructor: gRPC activates interceptors through
+        /// dependency injection, which passes the argument of <c>Interceptors.Add&lt;T&gt;(options)</c>, an
+        /// <see cref="Lz4FlightServerOptions"/> registered as a service, or nothing.
+        /// </param>
         /// <exception cref="ArgumentOutOfRangeException">MaxBodyLength or MinSpaceSavings is out of range.</exception>
-        public Lz4FlightServerInterceptor(Lz4FlightServerOptions? options)
+        public Lz4FlightServerInterceptor(Lz4FlightServerOptions? options = null)
         {
             options ??= new Lz4FlightServerOptions();
             _settings = new FlightCodecSettings(options.Codec, options.InnerCodecFactory, options.MaxBodyLength, options.MinSpaceSavings);
@@ -46,7 +44,7 @@ namespace ArrowLz4Fast.Flight
             if (continuation is null) throw new ArgumentNullException(nameof(continuation));
             if (context is null || context.Method != FlightMethods.DoGet || !Compresses(context))
                 return continuation(request, responseStream, context!);
-            return continuation(request, new CompressingServerStreamWriter<TResponse>(responseStream, _settings), context);
+            return continuation(request, new CompressingStreamWriter<TResponse>(responseStream, _settings), context);
         }
 
         /// <summary>Decodes DoPut and DoExchange uploads and compresses DoExchange responses when configured; other calls pass through.</summary>
@@ -63,7 +61,7 @@ namespace ArrowLz4Fast.Flight
             }
             var requests = new CheckingStreamReader<TRequest>(requestStream, new FlightStreamChecker(exchange ? "DoExchange" : "DoPut", _settings.NewDecoder()));
             IServerStreamWriter<TResponse> responses = exchange && Compresses(context!)
-                ? new CompressingServerStreamWriter<TResponse>(responseStream, _settings)
+                ? new CompressingStreamWriter<TResponse>(responseStream, _settings)
                 : responseStream;
             try
             {

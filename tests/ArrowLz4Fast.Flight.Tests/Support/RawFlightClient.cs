@@ -11,13 +11,38 @@ namespace ArrowLz4Fast.Flight.Tests.Support
         private static readonly Method<byte[], byte[]> s_doPut =
             new Method<byte[], byte[]>(MethodType.DuplexStreaming, "arrow.flight.protocol.FlightService", "DoPut", RawFlightService.Bytes, RawFlightService.Bytes);
 
+        private static readonly Method<byte[], byte[]> s_doGet =
+            new Method<byte[], byte[]>(MethodType.ServerStreaming, "arrow.flight.protocol.FlightService", "DoGet", RawFlightService.Bytes, RawFlightService.Bytes);
+
+        /// <summary>The serialized FlightData a server sends for a ticket, as they are on the wire (gRPC payloads).</summary>
+        public static async Task<List<byte[]>> DoGetAsync(GrpcChannel channel, string ticket, Metadata? headers)
+        {
+            byte[] name = System.Text.Encoding.UTF8.GetBytes(ticket);
+            byte[] request = new byte[2 + name.Length];
+            request[0] = 0x0A; // Ticket.ticket = 1, length-delimited
+            request[1] = checked((byte)name.Length);
+            name.CopyTo(request, 2);
+            using AsyncServerStreamingCall<byte[]> call = channel.CreateCallInvoker().AsyncServerStreamingCall(s_doGet, null, new CallOptions(headers), request);
+            var payloads = new List<byte[]>();
+            while (await call.ResponseStream.MoveNext(default))
+                payloads.Add(call.ResponseStream.Current);
+            return payloads;
+        }
+
         public static async Task<List<byte[]>> DoPutAsync(GrpcChannel channel, IEnumerable<byte[]?> messages, string key)
         {
             var headers = new Metadata { { StoreFlightServer.KeyHeader, key } };
             using AsyncDuplexStreamingCall<byte[], byte[]> call = channel.CreateCallInvoker().AsyncDuplexStreamingCall(s_doPut, null, new CallOptions(headers));
-            foreach (byte[]? message in messages)
-                await call.RequestStream.WriteAsync(message!);
-            await call.RequestStream.CompleteAsync();
+            try
+            {
+                foreach (byte[]? message in messages)
+                    await call.RequestStream.WriteAsync(message!);
+                await call.RequestStream.CompleteAsync();
+            }
+            catch (RpcException)
+            {
+                // The server failed the call while we were still writing: its status comes with the response.
+            }
             var results = new List<byte[]>();
             while (await call.ResponseStream.MoveNext(default))
                 results.Add(call.ResponseStream.Current);
