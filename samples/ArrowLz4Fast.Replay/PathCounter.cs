@@ -3,12 +3,12 @@ using System.Diagnostics.Metrics;
 
 namespace ArrowLz4Fast.Replay
 {
-    /// <summary>Counts direct and fallback decompressions from ArrowLz4Fast's own metrics while it is listening.</summary>
+    /// <summary>Counts direct decompressions and declined ones (dictionary frames, the `declined` metric) from ArrowLz4Fast's own metrics while it is listening.</summary>
     internal sealed class PathCounter : IDisposable
     {
         private readonly MeterListener _listener = new();
         private long _direct;
-        private long _fallback;
+        private long _declined;
 
         public PathCounter()
         {
@@ -22,23 +22,22 @@ namespace ArrowLz4Fast.Replay
             };
             _listener.SetMeasurementEventCallback<long>((instrument, value, tags, state) =>
             {
-                if (instrument.Name == ArrowLz4FastMetrics.DecompressCounterName
-                    && tags.Length == 1 && Equals(tags[0].Value, ArrowLz4FastMetrics.PathDirect))
+                if (instrument.Name == ArrowLz4FastMetrics.DeclinedDecompressCounterName)
+                    _declined += value;
+                else if (tags.Length == 1 && Equals(tags[0].Value, ArrowLz4FastMetrics.PathDirect))
                     _direct += value;
-                else
-                    _fallback += value;
             });
             _listener.Start();
         }
 
         public long Direct => _direct;
 
-        public long Fallback => _fallback;
+        public long Declined => _declined;
 
         public void Reset()
         {
             _direct = 0;
-            _fallback = 0;
+            _declined = 0;
         }
 
         public void Dispose() => _listener.Dispose();

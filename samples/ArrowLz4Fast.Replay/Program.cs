@@ -43,7 +43,7 @@ Console.WriteLine(new string('-', 144));
 
 using var paths = new PathCounter();
 double officialSeconds = 0, fastSeconds = 0, slabSeconds = 0;
-long totalBytes = 0, totalDirect = 0, totalFallback = 0;
+long totalBytes = 0, totalDirect = 0, totalDeclined = 0;
 int differing = 0;
 var stopwatch = Stopwatch.StartNew();
 foreach (ReplayStream stream in streams)
@@ -52,7 +52,7 @@ foreach (ReplayStream stream in streams)
     List<RecordBatch> expected = stream.ReadAll(official);
     paths.Reset();
     List<RecordBatch> actual = stream.ReadAll(fast);
-    long direct = paths.Direct, fallback = paths.Fallback;
+    long direct = paths.Direct, declined = paths.Declined;
     string verdict = "yes";
     if (expected.Count != actual.Count)
         verdict = $"NO: {expected.Count} vs {actual.Count} batches";
@@ -75,9 +75,9 @@ foreach (ReplayStream stream in streams)
     slabSeconds += slabTime;
     totalBytes += bytes;
     totalDirect += direct;
-    totalFallback += fallback;
+    totalDeclined += declined;
 
-    string share = direct + fallback == 0 ? "no LZ4" : $"{100.0 * direct / (direct + fallback):0.#} %";
+    string share = direct + declined == 0 ? "no LZ4" : $"{100.0 * direct / (direct + declined):0.#} %";
     Console.WriteLine(
         $"{stream.Name,-36} {bytes / 1048576.0,7:0.00} {officialRate,5:0} MB/s {fastRate,5:0} MB/s {fastRate / officialRate,7:0.00}x {slabRate,5:0} MB/s {slabRate / officialRate,7:0.00}x {Size(officialAlloc),20} {Size(fastAlloc),10} {share,8}  {verdict}");
 }
@@ -86,11 +86,11 @@ Console.WriteLine(new string('-', 144));
 Console.WriteLine(
     $"{"all streams (time-weighted)",-36} {totalBytes / 1048576.0,7:0.00} {totalBytes / officialSeconds / 1e6,5:0} MB/s {totalBytes / fastSeconds / 1e6,5:0} MB/s {officialSeconds / fastSeconds,7:0.00}x "
     + $"{totalBytes / slabSeconds / 1e6,5:0} MB/s {officialSeconds / slabSeconds,7:0.00}x "
-    + $"{"",20} {"",10} {100.0 * totalDirect / Math.Max(1, totalDirect + totalFallback),6:0.#} %  {(differing == 0 ? "yes" : $"{differing} differ")}");
+    + $"{"",20} {"",10} {100.0 * totalDirect / Math.Max(1, totalDirect + totalDeclined),6:0.#} %  {(differing == 0 ? "yes" : $"{differing} differ")}");
 Console.WriteLine();
 Console.WriteLine($"MB/s = uncompressed Arrow buffer bytes read per second; native = Arrow's default allocator; fast+slab allocator = ArrowLz4Fast");
 Console.WriteLine($"with SlabMemoryAllocator; speed-ups against official + native; alloc/read = managed bytes allocated per whole read of the stream;");
-Console.WriteLine($"direct = LZ4 buffers decoded by the direct path ({totalDirect} direct, {totalFallback} fallback). Took {stopwatch.Elapsed.TotalSeconds:0.0} s.");
+Console.WriteLine($"direct = LZ4 buffers decoded by the direct path ({totalDirect} direct, {totalDeclined} declined). Took {stopwatch.Elapsed.TotalSeconds:0.0} s.");
 return differing == 0 ? 0 : 1;
 
 static (double Rate, long AllocatedPerRead, double SecondsPerByteWeighted) Measure(

@@ -20,7 +20,15 @@ namespace ArrowLz4Fast.Frames
         private Lz4FrameStreamWriter? _writer;
         private bool _disposed;
 
-        /// <summary>Decodes from, or encodes to, <paramref name="stream"/> with the default options, and disposes it when disposed.</summary>
+        // A stream's frame is a file or a transfer that nothing else checks: without the checksum a flipped byte most
+        // often decodes silently to a wrong byte. The lz4 command line writes it by default too.
+        internal static readonly Lz4FrameEncoderOptions CompressDefaults = new(contentChecksum: true);
+
+        /// <summary>
+        /// Decodes from, or encodes to, <paramref name="stream"/> with the default options, and disposes it when disposed.
+        /// Compression writes the <c>lz4</c> command line's frame: 256 KiB independent blocks, level 0, and a content
+        /// checksum, as <c>new Lz4FrameEncoderOptions(contentChecksum: true)</c>.
+        /// </summary>
         /// <param name="stream">The stream of LZ4 frames to read, or to write the frame to.</param>
         /// <param name="mode">Whether to decompress (read) or compress (write).</param>
         public Lz4FrameStream(Stream stream, CompressionMode mode)
@@ -28,7 +36,7 @@ namespace ArrowLz4Fast.Frames
         {
         }
 
-        /// <summary>Decodes from, or encodes to, <paramref name="stream"/> with the default options.</summary>
+        /// <summary>Decodes from, or encodes to, <paramref name="stream"/> with the default options (for compression, with a content checksum).</summary>
         /// <param name="stream">The stream of LZ4 frames to read, or to write the frame to.</param>
         /// <param name="mode">Whether to decompress (read) or compress (write).</param>
         /// <param name="leaveOpen">Leave <paramref name="stream"/> open when this stream is disposed.</param>
@@ -42,7 +50,7 @@ namespace ArrowLz4Fast.Frames
                     _reader = new Lz4FrameStreamReader(Readable(stream), default);
                     break;
                 case CompressionMode.Compress:
-                    _writer = new Lz4FrameStreamWriter(Writable(stream), default);
+                    _writer = new Lz4FrameStreamWriter(Writable(stream), CompressDefaults);
                     break;
                 default:
                     throw new ArgumentOutOfRangeException(nameof(mode), mode, "Not a compression mode.");

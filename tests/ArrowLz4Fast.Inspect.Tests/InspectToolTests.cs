@@ -99,7 +99,7 @@ namespace ArrowLz4Fast.Inspect.Tests
                     batch.Dispose();
             }
 
-            Assert.Equal(counter.NonEmptyLz4Calls, summary.GetProperty("direct").GetInt32() + summary.GetProperty("fallback").GetInt32());
+            Assert.Equal(counter.NonEmptyLz4Calls, summary.GetProperty("direct").GetInt32() + summary.GetProperty("declined").GetInt32());
             Assert.Equal(counter.EmptyCalls, summary.GetProperty("empty").GetInt32());
         }
 

@@ -21,6 +21,34 @@ namespace ArrowLz4Fast.Tests
     {
         private const int Rows = 20_000;
 
+        // README.md, "Quick start": the complete example, using lines included, is samples/QuickStart/Program.cs character
+        // for character, and it runs: writes, reads three ways and reports a corruption.
+        [Fact]
+        public void Readme_complete_example_is_the_quickstart_sample_and_runs()
+        {
+            string root = CorpusLocator.RepositoryRoot;
+            string program = File.ReadAllText(Path.Combine(root, "samples", "QuickStart", "Program.cs")).Replace("\r\n", "\n");
+            string readme = File.ReadAllText(Path.Combine(root, "README.md")).Replace("\r\n", "\n");
+            Assert.Contains("```csharp\n" + program + "```\n", readme, StringComparison.Ordinal);
+
+            var output = new StringWriter();
+            TextWriter console = Console.Out;
+            Console.SetOut(output);
+            try
+            {
+                System.Reflection.Assembly.Load("QuickStart").EntryPoint!.Invoke(null, new object[] { System.Array.Empty<string>() });
+            }
+            finally
+            {
+                Console.SetOut(console);
+            }
+            string[] lines = output.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries);
+            Assert.Contains("read 1000000 rows", lines);
+            Assert.Contains("read 1000000 rows in parallel", lines);
+            Assert.Contains("read 1000000 rows from the LZ4 frame", lines);
+            Assert.Contains(lines, line => line.StartsWith("corrupt at byte ", StringComparison.Ordinal) && (line.Contains("of the compressed input", StringComparison.Ordinal) || line.Contains("decompressed from the LZ4 frame", StringComparison.Ordinal)));
+        }
+
         // README.md, "Read and write".
         [Fact]
         public void Readme_read_and_write()

@@ -55,11 +55,11 @@ namespace ArrowLz4Fast.Tests
         {
             var inner = new MemoryStream();
             new Lz4FrameStream(inner, CompressionMode.Compress, leaveOpen: true).Dispose();
-            Assert.Equal(FrameStreamWriteTests.SpanEncode(ReadOnlySpan<byte>.Empty, default), inner.ToArray());
+            Assert.Equal(FrameStreamWriteTests.SpanEncode(ReadOnlySpan<byte>.Empty, new Lz4FrameEncoderOptions(contentChecksum: true)), inner.ToArray());
         }
 
         [Fact]
-        public void CompressionMode_Compress_uses_the_default_options()
+        public void CompressionMode_Compress_uses_the_default_options_with_a_content_checksum()
         {
             byte[] content = TestData.Mixed(1_000_000, 42);
             var inner = new MemoryStream();
@@ -70,7 +70,8 @@ namespace ArrowLz4Fast.Tests
                 Assert.False(stream.CanSeek);
                 stream.Write(content, 0, content.Length);
             }
-            Assert.Equal(FrameStreamWriteTests.SpanEncode(content, default), inner.ToArray());
+            // The lz4 command line's frame: the defaults plus a content checksum, so that corruption does not decode silently.
+            Assert.Equal(FrameStreamWriteTests.SpanEncode(content, new Lz4FrameEncoderOptions(contentChecksum: true)), inner.ToArray());
         }
 
         [Theory]

@@ -19,8 +19,8 @@ namespace ArrowLz4Fast.Inspect
         /// <summary>An LZ4 frame the direct decoder handles.</summary>
         Direct,
 
-        /// <summary>An LZ4 frame with a dictionary ID: K4os fallback, which cannot decode it either.</summary>
-        FallbackDictionary,
+        /// <summary>An LZ4 frame with a dictionary ID: declined (NotSupportedException): no decoder here or in K4os can decode it.</summary>
+        DeclinedDictionary,
 
         /// <summary>A ZSTD frame: served by the inner factory.</summary>
         Zstd,
@@ -71,7 +71,7 @@ namespace ArrowLz4Fast.Inspect
             try
             {
                 FrameProfile frame = FrameProfile.Of(region.Slice(8));
-                return new BufferReport(buffer, at, length, frame.DictionaryId is null ? BufferPath.Direct : BufferPath.FallbackDictionary, frame, null);
+                return new BufferReport(buffer, at, length, frame.DictionaryId is null ? BufferPath.Direct : BufferPath.DeclinedDictionary, frame, null);
             }
             catch (InvalidDataException e)
             {
@@ -85,7 +85,7 @@ namespace ArrowLz4Fast.Inspect
             BufferPath.Empty => "empty",
             BufferPath.Raw => "raw (stored uncompressed)",
             BufferPath.Direct => "direct",
-            BufferPath.FallbackDictionary => "fallback (dictionary id)",
+            BufferPath.DeclinedDictionary => "declined (dictionary id)",
             BufferPath.Zstd => "zstd (inner factory)",
             BufferPath.Uncompressed => "uncompressed body",
             _ => "CORRUPT",
@@ -93,7 +93,7 @@ namespace ArrowLz4Fast.Inspect
 
         public static string JsonName(BufferPath path) => path switch
         {
-            BufferPath.FallbackDictionary => "fallback_dictionary_id",
+            BufferPath.DeclinedDictionary => "declined_dictionary_id",
             _ => path.ToString().ToLowerInvariant(),
         };
     }

@@ -32,8 +32,8 @@ namespace ArrowLz4Fast.Inspect
 
         public int Count(BufferPath path) => AllBuffers.Count(b => b.Path == path);
 
-        /// <summary>Buffers that hold an LZ4 frame (direct, fallback or corrupt in an LZ4 body).</summary>
-        public int Lz4Buffers => Count(BufferPath.Direct) + Count(BufferPath.FallbackDictionary)
+        /// <summary>Buffers that hold an LZ4 frame (direct, declined or corrupt in an LZ4 body).</summary>
+        public int Lz4Buffers => Count(BufferPath.Direct) + Count(BufferPath.DeclinedDictionary)
             + AllBuffers.Count(b => b.Path == BufferPath.Corrupt && IsLz4(b));
 
         public long CompressedBytes => AllBuffers.Where(b => b.Frame != null).Sum(b => b.Buffer.Length - 8);

@@ -101,7 +101,7 @@ namespace ArrowLz4Fast.Inspect
             json.WriteNumber("buffers", buffers);
             json.WriteNumber("lz4_frames", i.Lz4Buffers);
             json.WriteNumber("direct", i.Count(BufferPath.Direct));
-            json.WriteNumber("fallback", i.Count(BufferPath.FallbackDictionary));
+            json.WriteNumber("declined", i.Count(BufferPath.DeclinedDictionary));
             json.WriteNumber("corrupt", i.Count(BufferPath.Corrupt));
             json.WriteNumber("stored_raw_buffers", i.Count(BufferPath.Raw));
             json.WriteNumber("empty", i.Count(BufferPath.Empty));

@@ -23,7 +23,7 @@ namespace ArrowLz4Fast.Inspect
                 {
                     string sizes = b.Path switch
                     {
-                        BufferPath.Direct or BufferPath.FallbackDictionary or BufferPath.Zstd =>
+                        BufferPath.Direct or BufferPath.DeclinedDictionary or BufferPath.Zstd =>
                             $"{b.Buffer.Length - 8} -> {b.UncompressedLength} bytes",
                         _ => $"{b.Buffer.Length} bytes",
                     };
@@ -56,7 +56,7 @@ namespace ArrowLz4Fast.Inspect
         {
             double ratio = i.CompressedBytes == 0 ? 0 : (double)i.FrameUncompressedBytes / i.CompressedBytes;
             return $"summary: {i.Messages.Count} messages ({i.Count(IpcMessageType.RecordBatch)} record batches, {i.Count(IpcMessageType.DictionaryBatch)} dictionary batches), "
-                + $"{i.AllBuffersCount()} buffers, {i.Lz4Buffers} LZ4 frames: {i.Count(BufferPath.Direct)} direct, {i.Count(BufferPath.FallbackDictionary)} fallback, "
+                + $"{i.AllBuffersCount()} buffers, {i.Lz4Buffers} LZ4 frames: {i.Count(BufferPath.Direct)} direct, {i.Count(BufferPath.DeclinedDictionary)} declined, "
                 + $"{i.Count(BufferPath.Corrupt)} corrupt; {i.Count(BufferPath.Raw)} raw, {i.Count(BufferPath.Empty)} empty, {i.Count(BufferPath.Zstd)} zstd; "
                 + $"{i.CompressedBytes} -> {i.FrameUncompressedBytes} bytes ({ratio:0.00}x); direct share {i.DirectShare:0.#} % of frames, {i.DirectByteShare:0.#} % of bytes";
         }

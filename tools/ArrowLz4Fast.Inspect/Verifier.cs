@@ -16,7 +16,7 @@ namespace ArrowLz4Fast.Inspect
     {
         public static void VerifyBuffer(BufferReport report, ReadOnlyMemory<byte> file)
         {
-            if (report.Path is not (BufferPath.Direct or BufferPath.FallbackDictionary))
+            if (report.Path is not (BufferPath.Direct or BufferPath.DeclinedDictionary))
                 return;
             ReadOnlyMemory<byte> frame = file.Slice((int)report.AbsoluteOffset + 8, (int)report.Buffer.Length - 8);
             var ours = new byte[report.UncompressedLength];

@@ -34,12 +34,24 @@ namespace ArrowLz4Fast
         private readonly Lz4FrameDecoderOptions _decoderOptions;
         private readonly Lz4FrameEncoderOptions _encoderOptions;
         private readonly bool _useK4os;
+        private readonly bool _readsArrowPrefix;
 
         /// <summary>Creates a codec.</summary>
         /// <param name="options">Settings; <see langword="null"/> for the defaults.</param>
         /// <param name="compressionLevel">Level for compression (0 to 12); <see langword="null"/> for <see cref="Lz4FastOptions.CompressionLevel"/>.</param>
         /// <exception cref="ArgumentOutOfRangeException"><paramref name="compressionLevel"/> is outside 0 to 12.</exception>
         public Lz4FastCodec(Lz4FastOptions? options = null, int? compressionLevel = null)
+            : this(options, compressionLevel, readsArrowPrefix: false)
+        {
+        }
+
+        /// <param name="options">Settings; <see langword="null"/> for the defaults.</param>
+        /// <param name="compressionLevel">Level for compression; <see langword="null"/> for the options' level.</param>
+        /// <param name="readsArrowPrefix">
+        /// The codec goes to Arrow's reader (<see cref="Lz4FastCodecFactory"/>), which passes each frame right after
+        /// its 8-byte declared length in the same memory: the codec reads that length there (<see cref="ArrowPrefix"/>).
+        /// </param>
+        internal Lz4FastCodec(Lz4FastOptions? options, int? compressionLevel, bool readsArrowPrefix)
         {
             options ??= new Lz4FastOptions();
             if (compressionLevel.HasValue)
@@ -47,6 +59,7 @@ namespace ArrowLz4Fast
             _decoderOptions = options.DecoderOptions;
             _encoderOptions = options.EncoderOptions(compressionLevel);
             _useK4os = options.UseK4osDecoder;
+            _readsArrowPrefix = readsArrowPrefix;
         }
 
         // The frame settings this codec writes with (tests read them).
@@ -70,13 +83,26 @@ namespace ArrowLz4Fast
         /// <exception cref="NotSupportedException">The frame was compressed against a dictionary.</exception>
         public int Decompress(ReadOnlyMemory<byte> source, Memory<byte> destination)
         {
+            // Arrow's reader checks the decoded length itself only after this returns, with a bare Exception: where its
+            // declared length can be read before the frame, the codec holds the decode to it and reports a mismatch as
+            // corrupt data, whatever the allocator (Arrow's own hands out exactly that length, pools round it up).
+            var prefix = ArrowPrefix.None;
+            if (_readsArrowPrefix && ArrowPrefix.TryRead(source, destination.Length, out prefix))
+                destination = destination.Slice(0, prefix.DeclaredLength);
+
             // A buffer of the package's allocator need not be zeroed first: success writes every byte of it (its length is
             // the declared length, so a shorter decode fails), and a failure zeroes it here, so it never shows bytes of
             // the buffer its memory held before.
             bool clearSkipped = SlabMemoryOwner.TrySkipClear(destination, out bool lengthIsDeclared);
             try
             {
-                return DecompressCore(source, destination, lengthIsDeclared);
+                return DecompressCore(source, destination, lengthIsDeclared || prefix.IsKnown);
+            }
+            catch (InvalidDataException e) when (ReferTo(e, prefix) is { } named)
+            {
+                if (clearSkipped)
+                    destination.Span.Clear();
+                throw named;
             }
             catch when (clearSkipped)
             {
@@ -171,7 +197,7 @@ namespace ArrowLz4Fast
         [MethodImpl(MethodImplOptions.NoInlining)]
         private static InvalidDataException K4osFailed(long read, Exception e)
         {
-            string message = $"Invalid LZ4 data: K4os.Compression.LZ4's frame decoder failed after reading {read} byte(s): {e.Message}";
+            string message = $"Invalid LZ4 data at byte offset {read} {WithinFrame}: K4os.Compression.LZ4's frame decoder failed after reading that many bytes: {e.Message}";
             return new InvalidDataException(message, new Lz4FrameException(message, read, e));
         }
 
@@ -199,12 +225,34 @@ namespace ArrowLz4Fast
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         private static NotSupportedException DictionaryNotSupported(int frameOffset, uint? dictionaryId) =>
-            new($"The LZ4 frame at byte offset {frameOffset} was compressed against dictionary ID 0x{dictionaryId:X8}; decoding it needs that dictionary, and none can be supplied here.");
+            new($"The LZ4 frame (byte offset {frameOffset} of this buffer) was compressed against dictionary ID 0x{dictionaryId:X8}; decoding it needs that dictionary, and none can be supplied here.");
 
         private static InvalidDataException Invalid(long offset, string what)
         {
-            string message = $"Invalid LZ4 data at byte offset {offset}: {what}.";
+            string message = $"Invalid LZ4 data at byte offset {offset} {WithinFrame}: {what}.";
             return new InvalidDataException(message, new Lz4FrameException(message, offset));
+        }
+
+        private const string WithinFrame = "within this buffer's LZ4 frame";
+
+        /// <summary>
+        /// The exception to throw instead of <paramref name="e"/>: the same defect and offset, with the offset's frame
+        /// of reference named (the frame layer's messages say only "at byte offset N") and the buffer's place when
+        /// Arrow's prefix gave it; <see langword="null"/> to let <paramref name="e"/> go as it is.
+        /// </summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static InvalidDataException? ReferTo(InvalidDataException e, ArrowPrefix prefix)
+        {
+            string? rest = FrameErrorText.Detail(e, out long offset);
+            if (rest is null)
+                return null;
+            bool named = rest.StartsWith(" " + WithinFrame, StringComparison.Ordinal);
+            if (named && !prefix.IsKnown)
+                return null;
+            if (named)
+                rest = rest.Substring(WithinFrame.Length + 1);
+            string message = $"Invalid LZ4 data at byte offset {offset} {WithinFrame}{prefix.Describe()}{rest}";
+            return new InvalidDataException(message, new Lz4FrameException(message, offset, e.InnerException!.InnerException ?? e));
         }
 
         /// <summary>Writes <paramref name="source"/> to <paramref name="destination"/> as one LZ4 frame.</summary>

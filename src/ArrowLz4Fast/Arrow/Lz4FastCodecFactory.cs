@@ -55,7 +55,7 @@ namespace ArrowLz4Fast
         public ICompressionCodec CreateCodec(CompressionCodecType compressionCodecType, int? compressionLevel)
         {
             if (compressionCodecType == CompressionCodecType.Lz4Frame)
-                return new Lz4FastCodec(_options, compressionLevel);
+                return new Lz4FastCodec(_options, compressionLevel, readsArrowPrefix: true);
             if (_inner is not null)
                 return _inner.CreateCodec(compressionCodecType, compressionLevel);
             throw new NotSupportedException(

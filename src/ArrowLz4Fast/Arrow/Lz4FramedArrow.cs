@@ -36,7 +36,7 @@ namespace ArrowLz4Fast
         /// <param name="compressionCodecFactory">Decodes compressed batch bodies; <see langword="null"/> for a <see cref="Lz4FastCodecFactory"/> with default options.</param>
         /// <returns>The reader; dispose it (and each batch) when done.</returns>
         /// <exception cref="ArgumentNullException"><paramref name="lz4FramedIpc"/> is null.</exception>
-        /// <remarks>The reader's reads throw <see cref="InvalidDataException"/> when the LZ4 data is malformed, truncated or fails a checksum (the inner <see cref="Lz4FrameException"/> has the offset in the compressed stream).</remarks>
+        /// <remarks>The reader's reads throw <see cref="InvalidDataException"/> when the LZ4 data is malformed, truncated or fails a checksum (the inner <see cref="Lz4FrameException"/> has the offset). The message says which stream the offset is in: the compressed bytes of <paramref name="lz4FramedIpc"/> for a defect of the outer frame, the IPC stream decompressed from it for a defect of the IPC data or of an LZ4 buffer inside it.</remarks>
         public static ArrowStreamReader CreateStreamReader(
             Stream lz4FramedIpc,
             MemoryAllocator? allocator = null,
@@ -49,7 +49,7 @@ namespace ArrowLz4Fast
             // Arrow stops at the IPC end-of-stream marker; the wrapper reads on to the frame's end mark there, so its
             // content checksum is checked. LZ4 body compression inside is decoded by the wrapper, on every core.
             var ipc = new IpcDecompressingStream(decoded, new Lz4FastOptions { VerifyChecksums = decoderOptions.VerifyChecksums }, leaveOpen: false, IpcDecompressingStream.DefaultMaxBodyLength, drainAtEnd: true);
-            return new ArrowStreamReader(ipc, allocator ?? SlabMemoryAllocator.Shared, compressionCodecFactory ?? new Lz4FastCodecFactory(), leaveOpen: false);
+            return new ArrowStreamReader(new FramedIpcStream(ipc), allocator ?? SlabMemoryAllocator.Shared, compressionCodecFactory ?? new Lz4FastCodecFactory(), leaveOpen: false);
         }
     }
 }

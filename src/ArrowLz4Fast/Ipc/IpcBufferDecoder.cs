@@ -33,8 +33,11 @@ namespace ArrowLz4Fast.Ipc
             }
             catch (InvalidDataException e)
             {
-                long frameOffset = e.InnerException is Lz4FrameException frame && frame.Offset >= 0 ? frame.Offset : 0;
-                throw IpcErrors.At(bodyOffset + item.Source + frameOffset, $"the LZ4 frame of the body buffer at byte offset {bodyOffset + item.Source} is invalid: {e.Message}", e);
+                string? what = FrameErrorText.Detail(e, out long frameOffset);
+                frameOffset = Math.Max(frameOffset, 0);
+                throw IpcErrors.At(bodyOffset + item.Source + frameOffset, what is null
+                    ? $"the LZ4 frame of the body buffer at byte offset {bodyOffset + item.Source} is invalid: {e.Message}"
+                    : $"the LZ4 frame of the body buffer at byte offset {bodyOffset + item.Source} is invalid at byte offset {frameOffset} within that frame{what.TrimEnd('.')}", e);
             }
             switch (status)
             {

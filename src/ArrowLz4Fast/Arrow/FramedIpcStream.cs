@@ -1,0 +1,130 @@
+using System;
+using System.IO;
+using System.Threading;
+using System.Threading.Tasks;
+using ArrowLz4Fast.Frames;
+
+namespace ArrowLz4Fast
+{
+    /// <summary>
+    /// What <see cref="Lz4FramedArrow"/> hands Arrow's reader: its <see cref="IpcDecompressingStream"/>, read as it is,
+    /// with errors renamed for the two streams a caller could take an offset to be in. The IPC layer's offsets are in
+    /// the decompressed stream it reads, the outer frame's in the compressed bytes the caller passed; both layers'
+    /// messages say only "the input stream" or nothing.
+    /// </summary>
+    internal sealed class FramedIpcStream : Stream
+    {
+        private const string IpcHead = "Invalid Arrow IPC data at byte offset ";
+        private const string IpcInput = " of the input stream";
+        private const string FrameHead = "Invalid LZ4 data at byte offset ";
+
+        private readonly IpcDecompressingStream _ipc;
+
+        public FramedIpcStream(IpcDecompressingStream ipc) => _ipc = ipc;
+
+        public override bool CanRead => _ipc.CanRead;
+
+        public override bool CanSeek => false;
+
+        public override bool CanWrite => false;
+
+        public override long Length => throw new NotSupportedException();
+
+        public override long Position
+        {
+            get => throw new NotSupportedException();
+            set => throw new NotSupportedException();
+        }
+
+        public override void Flush()
+        {
+        }
+
+        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+
+        public override void SetLength(long value) => throw new NotSupportedException();
+
+        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+
+        public override int Read(byte[] buffer, int offset, int count)
+        {
+            try
+            {
+                return _ipc.Read(buffer, offset, count);
+            }
+            catch (Exception e) when (Renamed(e) is { } renamed)
+            {
+                throw renamed;
+            }
+        }
+
+        public override async Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken)
+        {
+            try
+            {
+#if NET
+                return await _ipc.ReadAsync(buffer.AsMemory(offset, count), cancellationToken).ConfigureAwait(false);
+#else
+                return await _ipc.ReadAsync(buffer, offset, count, cancellationToken).ConfigureAwait(false);
+#endif
+            }
+            catch (Exception e) when (Renamed(e) is { } renamed)
+            {
+                throw renamed;
+            }
+        }
+
+#if NET
+        public override int Read(Span<byte> buffer)
+        {
+            try
+            {
+                return _ipc.Read(buffer);
+            }
+            catch (Exception e) when (Renamed(e) is { } renamed)
+            {
+                throw renamed;
+            }
+        }
+
+        public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
+        {
+            try
+            {
+                return await _ipc.ReadAsync(buffer, cancellationToken).ConfigureAwait(false);
+            }
+            catch (Exception e) when (Renamed(e) is { } renamed)
+            {
+                throw renamed;
+            }
+        }
+#endif
+
+        protected override void Dispose(bool disposing)
+        {
+            if (disposing)
+                _ipc.Dispose();
+            base.Dispose(disposing);
+        }
+
+        /// <summary>The exception to throw instead of <paramref name="e"/>, its offset's stream named; null to let it go.</summary>
+        internal static Exception? Renamed(Exception e)
+        {
+            string message = e.Message;
+            if (e is NotSupportedException && message.Contains(IpcInput))
+                return new NotSupportedException(message.Replace(IpcInput, " of the IPC stream decompressed from the LZ4 frame"), e);
+            if (e is not InvalidDataException || e.InnerException is not Lz4FrameException frame)
+                return null;
+            string offset = frame.Offset.ToString(System.Globalization.CultureInfo.InvariantCulture);
+            string ipcHead = IpcHead + offset + IpcInput + ":";
+            string frameHead = FrameHead + offset + ":";
+            if (message.StartsWith(ipcHead, StringComparison.Ordinal))
+                message = message.Replace(ipcHead, IpcHead + offset + " of the IPC stream decompressed from the LZ4 frame (not of the compressed input):");
+            else if (message.StartsWith(frameHead, StringComparison.Ordinal))
+                message = message.Replace(frameHead, FrameHead + offset + " of the compressed input (the LZ4 frame around the IPC stream):");
+            else
+                return null;
+            return new InvalidDataException(message, new Lz4FrameException(message, frame.Offset, frame.InnerException ?? e));
+        }
+    }
+}
