@@ -141,7 +141,7 @@ namespace ArrowLz4Fast.Flight.Tests
         }
 
         /// <summary>Uploads the table with DoPut and returns what the store's handler received.</summary>
-        private static async Task<List<RecordBatch>> PutAsync(FlightClient client, List<RecordBatch> table)
+        internal static async Task<List<RecordBatch>> PutAsync(FlightClient client, List<RecordBatch> table)
         {
             string key = Guid.NewGuid().ToString("N");
             using FlightRecordBatchDuplexStreamingCall call = client.StartPut(FlightDescriptor.CreatePathDescriptor("t"), new Metadata { { StoreFlightServer.KeyHeader, key } });
@@ -161,7 +161,7 @@ namespace ArrowLz4Fast.Flight.Tests
                 return new IpcMessageBytes(header, body);
             }));
 
-        private static async Task<List<RecordBatch>> ReadAsync(FlightClient client, string ticket)
+        internal static async Task<List<RecordBatch>> ReadAsync(FlightClient client, string ticket)
         {
             using FlightRecordBatchStreamingCall call = client.GetStream(new FlightTicket(ticket));
             var batches = new List<RecordBatch>();

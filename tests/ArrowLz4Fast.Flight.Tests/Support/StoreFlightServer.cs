@@ -16,7 +16,7 @@ namespace ArrowLz4Fast.Flight.Tests.Support
     /// A plain Apache.Arrow.Flight.AspNetCore server: DoGet serves registered tables, DoPut keeps what arrives under the
     /// request's <c>test-key</c> header, DoExchange sends each batch back. It knows nothing of compression.
     /// </summary>
-    internal sealed class StoreFlightServer : FlightServer
+    internal class StoreFlightServer : FlightServer
     {
         public const string KeyHeader = "test-key";
 
