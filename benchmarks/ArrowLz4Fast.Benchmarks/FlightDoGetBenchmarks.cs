@@ -110,6 +110,14 @@ namespace ArrowLz4Fast.Benchmarks
             return rows;
         }
 
+        /// <summary>
+        /// The server interceptor's compression alone, on the same messages, options and cores, with no gRPC and no
+        /// client: the ceiling that shows whether Lz4Flight can match Uncompressed when one machine both compresses and
+        /// decodes (docs/flight-benchmarks.md).
+        /// </summary>
+        [Benchmark]
+        public long ServerCompressOnly() => FlightData.Of(Data).CompressAll();
+
         private static async Task<long> ReadAll(FlightClient client, FlightTicket ticket)
         {
             long rows = 0;
@@ -136,9 +144,24 @@ namespace ArrowLz4Fast.Benchmarks
         {
             PlainBytes = plain.Sum(m => (long)m.Metadata.Length + m.Body.Length);
             CompressedBytes = compressed.Sum(m => (long)m.Metadata.Length + m.Body.Length);
+            _plain = plain;
             Messages = plain.Count;
             CompressedStream = IpcMessages.Stream(compressed);
             CompressedPayloads = compressed.Select(m => (byte[]?)FlightMessages.FlightData(m.Metadata.ToArray(), m.Body.ToArray())).ToList();
+        }
+
+        private readonly IReadOnlyList<(ReadOnlyMemory<byte> Metadata, ReadOnlyMemory<byte> Body)> _plain;
+
+        /// <summary>Compresses every message as the server interceptor does (default options); returns the compressed bytes.</summary>
+        public long CompressAll()
+        {
+            long bytes = 0;
+            foreach ((ReadOnlyMemory<byte> metadata, ReadOnlyMemory<byte> body) in _plain)
+            {
+                if (IpcMessageCompressor.TryCompress(metadata.Span, body.Span, Codec, 0.0, out ReadOnlyMemory<byte> header, out ReadOnlyMemory<byte> compressed))
+                    bytes += header.Length + compressed.Length;
+            }
+            return bytes;
         }
 
         /// <summary>The compressed messages as serialized FlightData, for the server that sends them as they are.</summary>

@@ -30,7 +30,9 @@ namespace ArrowLz4Fast.Benchmarks
                 return IpcReadLoopProbe.Run(args);
             if (args.Contains(IpcConsumeProbe.Switch))
                 return IpcConsumeProbe.Run(args);
-            Console.Error.WriteLine($"usage: one of {LargeStreamRun.ParentSwitch}, {AllocatorProbe.Switch}, {SpinProbe.Switch}, {WriterProbe.Switch}, {EncodeProbe.Switch}, {CoreSpeedProbe.Switch}, {WindowReuseProbe.Switch}, {StreamSpanProbe.Switch}, {IpcReadLoopProbe.Switch}, {IpcConsumeProbe.Switch}");
+            if (args.Contains(FlightServerProbe.Switch))
+                return FlightServerProbe.Run(args);
+            Console.Error.WriteLine($"usage: one of {LargeStreamRun.ParentSwitch}, {AllocatorProbe.Switch}, {SpinProbe.Switch}, {WriterProbe.Switch}, {EncodeProbe.Switch}, {CoreSpeedProbe.Switch}, {WindowReuseProbe.Switch}, {StreamSpanProbe.Switch}, {IpcReadLoopProbe.Switch}, {IpcConsumeProbe.Switch}, {FlightServerProbe.Switch}");
             return 2;
         }
     }

@@ -8,11 +8,19 @@ namespace ArrowLz4Fast.Flight
     /// A client's upload stream or a server's response stream that compresses each FlightData before gRPC serializes it.
     /// One class for both: they differ only in the client's CompleteAsync.
     /// </summary>
+    /// <remarks>
+    /// Pipelined one message deep: WriteAsync compresses its message while the previous one is still being written, then
+    /// waits for that write, starts its own and returns. Compression thus overlaps the transfer instead of adding to it
+    /// (with one machine compressing and decoding, the transfer is the peer's decode), and at most two messages are held:
+    /// the one in flight and the one being compressed. The last write is awaited by <see cref="CompleteAsync"/> on a
+    /// client and by <see cref="RunAsync"/> around a server's handler, before gRPC ends the call.
+    /// </remarks>
     internal sealed class CompressingStreamWriter<T> : IClientStreamWriter<T>, IServerStreamWriter<T>
         where T : class
     {
         private readonly IAsyncStreamWriter<T> _inner;
         private readonly FlightCodecSettings _settings;
+        private Task? _pending;
 
         public CompressingStreamWriter(IAsyncStreamWriter<T> inner, FlightCodecSettings settings)
         {
@@ -26,9 +34,52 @@ namespace ArrowLz4Fast.Flight
             set => _inner.WriteOptions = value;
         }
 
-        public Task CompleteAsync() =>
-            _inner is IClientStreamWriter<T> client ? client.CompleteAsync() : throw new InvalidOperationException("A server's response stream has no CompleteAsync.");
+        public async Task CompleteAsync()
+        {
+            if (_inner is not IClientStreamWriter<T> client)
+                throw new InvalidOperationException("A server's response stream has no CompleteAsync.");
+            await FlushAsync().ConfigureAwait(false);
+            await client.CompleteAsync().ConfigureAwait(false);
+        }
 
-        public Task WriteAsync(T message) => _inner.WriteAsync(FlightDataCompressor.Compress(message, _settings));
+        public async Task WriteAsync(T message)
+        {
+            // Compressed before the previous write is awaited: that is the overlap. gRPC allows one write at a time, so
+            // this one starts only after it; a failure of the previous write surfaces here, as it would have there.
+            T compressed = FlightDataCompressor.Compress(message, _settings);
+            await FlushAsync().ConfigureAwait(false);
+            _pending = _inner.WriteAsync(compressed);
+        }
+
+        /// <summary>
+        /// Runs a server handler over this stream, then waits for its last write. When the handler fails, the last write
+        /// is still waited for (gRPC must not end the call under it), and the handler's exception is the one that counts.
+        /// </summary>
+        public async Task RunAsync(Func<Task> handler)
+        {
+            try
+            {
+                await handler().ConfigureAwait(false);
+            }
+            catch (Exception)
+            {
+                Task? pending = _pending;
+                _pending = null;
+                if (pending is not null)
+                {
+                    await Task.WhenAny(pending).ConfigureAwait(false);
+                    _ = pending.Exception;    // observed: the handler's failure is reported instead
+                }
+                throw;
+            }
+            await FlushAsync().ConfigureAwait(false);
+        }
+
+        private Task FlushAsync()
+        {
+            Task? pending = _pending;
+            _pending = null;
+            return pending ?? Task.CompletedTask;
+        }
     }
 }

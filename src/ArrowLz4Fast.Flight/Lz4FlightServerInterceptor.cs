@@ -44,7 +44,8 @@ namespace ArrowLz4Fast.Flight
             if (continuation is null) throw new ArgumentNullException(nameof(continuation));
             if (context is null || context.Method != FlightMethods.DoGet || !Compresses(context))
                 return continuation(request, responseStream, context!);
-            return continuation(request, new CompressingStreamWriter<TResponse>(responseStream, _settings), context);
+            var responses = new CompressingStreamWriter<TResponse>(responseStream, _settings);
+            return responses.RunAsync(() => continuation(request, responses, context));
         }
 
         /// <summary>Decodes DoPut and DoExchange uploads and compresses DoExchange responses when configured; other calls pass through.</summary>
@@ -60,12 +61,15 @@ namespace ArrowLz4Fast.Flight
                 return;
             }
             var requests = new CheckingStreamReader<TRequest>(requestStream, new FlightStreamChecker(exchange ? "DoExchange" : "DoPut", _settings.NewDecoder()));
-            IServerStreamWriter<TResponse> responses = exchange && Compresses(context!)
+            CompressingStreamWriter<TResponse>? compressing = exchange && Compresses(context!)
                 ? new CompressingStreamWriter<TResponse>(responseStream, _settings)
-                : responseStream;
+                : null;
             try
             {
-                await continuation(requests, responses, context!).ConfigureAwait(false);
+                if (compressing is null)
+                    await continuation(requests, responseStream, context!).ConfigureAwait(false);
+                else
+                    await compressing.RunAsync(() => continuation(requests, compressing, context!)).ConfigureAwait(false);
             }
             catch (Exception e) when (e == requests.Failure || (e.InnerException is not null && e.InnerException == requests.Failure))
             {
