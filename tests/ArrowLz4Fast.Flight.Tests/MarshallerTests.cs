@@ -111,6 +111,23 @@ namespace ArrowLz4Fast.Flight.Tests
             Assert.IsType<Lz4FrameException>(e.InnerException);
         }
 
+        [Fact]
+        public void Two_channels_settings_on_one_thread_each_decode_with_their_own()
+        {
+            // Each channel's marshaller shares the calling thread's decoder: it must be the one its own settings make,
+            // whichever channel read on that thread last.
+            List<IpcMessageBytes> messages = IpcMessages.Split(File.ReadAllBytes(Corpus.Committed("ipc/pyarrow/strings.arrows")));
+            byte[] payload = IpcMessages.FlightData(messages[1].Header, messages[1].Body);
+            var strict = new FlightDataDeserializer(FlightDataFields.Of(FlightCorpus.Descriptor), new FlightCodecSettings(null, null, 64, 0));
+            FlightDataDeserializer lenient = Deserializer();
+            for (int round = 0; round < 3; round++)
+            {
+                Assert.Null(FlightFailures.Of(lenient.Deserialize(new PayloadContext(payload))));
+                var e = Assert.IsType<InvalidDataException>(FlightFailures.Of(strict.Deserialize(new PayloadContext(payload))));
+                Assert.Contains("64-byte limit", e.Message, StringComparison.Ordinal);
+            }
+        }
+
         /// <summary>A record batch message with no compression, written by Arrow .NET, and its body.</summary>
         private static byte[] UncompressedBatchHeader(out byte[] body)
         {
