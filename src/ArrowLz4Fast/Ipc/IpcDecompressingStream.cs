@@ -240,8 +240,6 @@ namespace ArrowLz4Fast
                 switch (_state)
                 {
                     case State.Start:
-                        StartSync();
-                        break;
                     case State.NextMessage:
                         NextMessageSync();
                         break;
@@ -274,8 +272,6 @@ namespace ArrowLz4Fast
                 switch (_state)
                 {
                     case State.Start:
-                        await StartAsync(cancellationToken).ConfigureAwait(false);
-                        break;
                     case State.NextMessage:
                         await NextMessageAsync(cancellationToken).ConfigureAwait(false);
                         break;
