@@ -1,6 +1,7 @@
 using System;
 using System.Buffers;
 using System.Buffers.Binary;
+using System.IO;
 using System.Runtime.InteropServices;
 using System.Threading;
 using System.Threading.Tasks;
@@ -131,16 +132,44 @@ namespace ArrowLz4Fast
                         // Anything but an LZ4 body passes through as it is: its header is queued already.
                         if (!_message.Lz4)
                             return false;
+                        if (TryBorrowBody((int)_message.BodyLength))
+                        {
+                            FinishCompressed(_reader, _message, _metadataLength);
+                            return false;
+                        }
                         return Want(Phase.Body, Target.Body, 0, (int)_message.BodyLength, 0);
                     case Phase.Body:
                         if (got < _message.BodyLength)
                             IpcErrors.ThrowTruncated(_position, "a message body", _message.BodyLength, got);
+                        // Read after the fill: the fill may have replaced the body buffer with a larger one.
+                        _bodySource = _body;
+                        _bodyStart = 0;
                         FinishCompressed(_reader, _message, _metadataLength);
                         return false;
                     default:
                         return false;
                 }
             }
+        }
+
+        /// <summary>
+        /// Decodes the body from where it is when the input is a <see cref="MemoryStream"/> whose array is exposed and
+        /// holds the whole body, and moves the input past it: the body is not copied (issue #35). Only that exact type:
+        /// a derived stream may read otherwise than its array says.
+        /// </summary>
+        private bool TryBorrowBody(int length)
+        {
+            if (_lookaheadStart < _lookaheadEnd || _input.GetType() != typeof(MemoryStream))
+                return false;
+            var memory = (MemoryStream)_input;
+            long at = memory.Position;
+            if (!memory.TryGetBuffer(out ArraySegment<byte> array) || at > array.Count - (long)length)
+                return false;
+            _bodySource = array.Array!;
+            _bodyStart = array.Offset + (int)at;
+            memory.Position = at + length;
+            _position += length;
+            return true;
         }
 
         private bool Want(Phase next, Target target, int offset, int count, int slack)
@@ -225,7 +254,7 @@ namespace ArrowLz4Fast
         private void FinishCompressed(FlatReader reader, in IpcMessage message, int length)
         {
             _bodyLength = (int)message.BodyLength;
-            long output = IpcBodyLayout.Compute(reader, message, _body.AsSpan(0, _bodyLength), _bodyOffset, _items, _maxBodyLength);
+            long output = IpcBodyLayout.Compute(reader, message, CompressedBody, _bodyOffset, _items, _maxBodyLength);
             _itemCount = message.BufferCount;
             int rewritten = IpcBodyLayout.Rewrite(_header, 8, length, _bodyOffset - length, message, _items, output);
             BinaryPrimitives.WriteInt32LittleEndian(_header.AsSpan(4), rewritten);
@@ -234,6 +263,9 @@ namespace ArrowLz4Fast
             _windowReady = false;
             BeginHeader(8 + rewritten, output > 0 ? State.Body : State.NextMessage);
         }
+
+        /// <summary>The compressed body being served: in the body buffer, or borrowed from a <see cref="MemoryStream"/> input.</summary>
+        private ReadOnlySpan<byte> CompressedBody => _bodySource.AsSpan(_bodyStart, _bodyLength);
 
         private void BeginHeader(int length, State next)
         {
