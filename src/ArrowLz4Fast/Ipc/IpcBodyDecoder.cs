@@ -107,8 +107,10 @@ namespace ArrowLz4Fast.Ipc
 
         /// <summary>
         /// Whether a buffer is decoded on its own with its blocks spread over the threads: a frame of independent blocks
-        /// (as Arrow Go, python-lz4 and this package's writer make them) with at least two blocks and long enough that
-        /// handing block ranges to a helper costs little beside decoding them (four times the minimum parallel length).
+        /// (as Arrow Go, python-lz4 and this package's writer make them) long enough that handing block ranges to a
+        /// helper costs little beside decoding them (four times the minimum parallel length), in at least
+        /// <see cref="MinimumBlocks"/> blocks: each split buffer ends with a wait for its last block, so a frame of a
+        /// few large blocks (1 MiB in 256 KiB blocks) is shared better whole, among the other buffers.
         /// Reads the frame's first six bytes only; a malformed header is the decoder's to reject.
         /// </summary>
         private bool Splits(ReadOnlySpan<byte> body, in IpcBufferItem item)
@@ -120,9 +122,10 @@ namespace ArrowLz4Fast.Ipc
             if (BinaryPrimitives.ReadUInt32LittleEndian(frame) != FrameMagic || (frame[4] & BlockIndependence) == 0)
                 return false;
             int id = (frame[5] >> 4) & 7;
-            return id >= 4 && item.Length > 1 << (8 + 2 * id);
+            return id >= 4 && item.Length >= (long)MinimumBlocks << (8 + 2 * id);
         }
 
+        private const int MinimumBlocks = 8;
         private const uint FrameMagic = 0x184D2204;
         private const byte BlockIndependence = 0x20;
 
