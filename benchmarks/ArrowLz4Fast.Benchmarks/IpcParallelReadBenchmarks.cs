@@ -28,11 +28,20 @@ namespace ArrowLz4Fast.Benchmarks
         private byte[] _bytes = null!;
         private byte[] _plain = null!;
         private List<Body> _bodies = null!;
+        private ICompressionCodecFactory? _other;
 
         [ParamsSource(nameof(Streams))]
         public string Stream { get; set; } = "pyarrow/numeric";
 
-        private static readonly string[] AllStreams = { "pyarrow/numeric", "rust/numeric", "java/numeric", "pyarrow/strings", "rust/strings", "java/strings", "dotnet/orders", "pyarrow/tiny_batches", "pyarrow/wide", "java/nested_dict" };
+        // The corpus streams, then issue #35's shapes: the numeric and strings streams rewritten with independent
+        // 64 KiB blocks (as Arrow Go and python-lz4 write them) and pyarrow's ZSTD stream, which passes through.
+        private static readonly string[] AllStreams =
+        {
+            "pyarrow/numeric", "rust/numeric", "java/numeric", "pyarrow/strings", "rust/strings", "java/strings", "dotnet/orders", "pyarrow/tiny_batches", "pyarrow/wide", "java/nested_dict",
+            IndependentBlockStreams.Prefix + "pyarrow/numeric", IndependentBlockStreams.Prefix + "pyarrow/strings", Zstd,
+        };
+
+        private const string Zstd = "pyarrow/numeric_zstd";
 
         /// <summary>Every stream, or the comma-separated subset in IPC_BENCH_STREAMS (to re-run some of them).</summary>
         public static IEnumerable<string> Streams() =>
@@ -51,9 +60,12 @@ namespace ArrowLz4Fast.Benchmarks
         [GlobalSetup]
         public void Setup()
         {
-            _bytes = Stream.EndsWith("/numeric", StringComparison.Ordinal)
+            _bytes = Stream.StartsWith(IndependentBlockStreams.Prefix, StringComparison.Ordinal) ? IndependentBlockStreams.Load(Stream)
+                : Stream.EndsWith("/numeric", StringComparison.Ordinal) || Stream == Zstd
                 ? File.ReadAllBytes(Path.Combine(RepositoryPaths.SharedCorpus, "ipc", Stream + ".arrows"))
                 : ProducerStreams.LoadStream(Stream);
+            // Only the ZSTD stream needs a codec besides LZ4, on both paths (the wrapper passes its bodies through).
+            _other = Stream == Zstd ? new Apache.Arrow.Compression.CompressionCodecFactory() : null;
             _bodies = Layout(_bytes);
             using (var decompressed = new IpcDecompressingStream(new MemoryStream(_bytes, writable: false), Options(1)))
             {
@@ -61,24 +73,26 @@ namespace ArrowLz4Fast.Benchmarks
                 decompressed.CopyTo(plain);
                 _plain = plain.ToArray();
             }
+            if (Read(new MemoryStream(_bytes, writable: false), Codec(1)) != Read(new IpcDecompressingStream(new MemoryStream(_bytes, writable: false), Options(2)), Passed(2)))
+                throw new InvalidOperationException($"{Stream}: the two paths read different row counts");
             Console.WriteLine($"// {Stream}: {_bodies.Count} compressed messages, {(_bodies.Count == 0 ? 0 : _bodies.Average(b => b.Items.Length)):F1} buffers a message");
         }
 
         [Benchmark(Baseline = true)]
-        public long Codec_1core() => Read(new MemoryStream(_bytes, writable: false), new Lz4FastCodecFactory(Options(1)));
+        public long Codec_1core() => Read(new MemoryStream(_bytes, writable: false), Codec(1));
 
         [Benchmark]
-        public long Codec_2cores() => Read(new MemoryStream(_bytes, writable: false), new Lz4FastCodecFactory(Options(2)));
+        public long Codec_2cores() => Read(new MemoryStream(_bytes, writable: false), Codec(2));
 
         [Benchmark]
-        public long Wrapper_1core() => Read(new IpcDecompressingStream(new MemoryStream(_bytes, writable: false), Options(1)), null);
+        public long Wrapper_1core() => Read(new IpcDecompressingStream(new MemoryStream(_bytes, writable: false), Options(1)), Passed(1));
 
         [Benchmark]
-        public long Wrapper_2cores() => Read(new IpcDecompressingStream(new MemoryStream(_bytes, writable: false), Options(2)), null);
+        public long Wrapper_2cores() => Read(new IpcDecompressingStream(new MemoryStream(_bytes, writable: false), Options(2)), Passed(2));
 
         /// <summary>Arrow's own share of a read: the same stream already decompressed, read from memory (its work plus one copy of each body).</summary>
         [Benchmark]
-        public long Arrow_alone_decompressed() => Read(new MemoryStream(_plain, writable: false), null);
+        public long Arrow_alone_decompressed() => Read(new MemoryStream(_plain, writable: false), _other);
 
         [Benchmark]
         public long Ceiling_2cores_hot()
@@ -112,6 +126,11 @@ namespace ArrowLz4Fast.Benchmarks
         }
 
         private static Lz4FastOptions Options(int degree) => new() { MaxDegreeOfParallelism = degree };
+
+        private Lz4FastCodecFactory Codec(int degree) => new(Options(degree), _other);
+
+        /// <summary>What the wrapper's reader needs for the bodies that pass through: the codec path's factory for ZSTD, as docs/parallel-read.md shows it, else none.</summary>
+        private Lz4FastCodecFactory? Passed(int degree) => _other is null ? null : Codec(degree);
 
         private long Read(System.IO.Stream stream, ICompressionCodecFactory? factory)
         {

@@ -1,5 +1,6 @@
 using System;
 using System.Buffers;
+using System.Buffers.Binary;
 using System.IO;
 using ArrowLz4Fast.Frames;
 
@@ -7,9 +8,12 @@ namespace ArrowLz4Fast.Ipc
 {
     /// <summary>
     /// Decodes a laid-out body into its destination with one degree of parallelism: small bodies on the calling thread;
-    /// a body one buffer dominates on the calling thread with block-parallel frame decoding; any other body buffer by
-    /// buffer with <see cref="Lz4FrameDecoder.DecodeBatch"/> (the caller and the frame package's helper threads, each
-    /// buffer decoded sequentially), so the two levels never both fan out.
+    /// a body one buffer dominates on the calling thread with block-parallel frame decoding; any other body in two
+    /// steps: the buffers that cannot be split buffer by buffer with <see cref="Lz4FrameDecoder.DecodeBatch"/> (the
+    /// caller and the frame package's helper threads, each buffer decoded sequentially), then the large frames of
+    /// independent blocks one after the other, each split into block ranges over the same threads (issue #35: a batch
+    /// of a few such buffers is shared as evenly as the codec path shares one). The steps run one after the other, so
+    /// the two levels never both fan out.
     /// </summary>
     internal sealed class IpcBodyDecoder
     {
@@ -63,6 +67,7 @@ namespace ArrowLz4Fast.Ipc
                 _batch = ArrayPool<Lz4FrameBatchItem>.Shared.Rent(count);
             }
             int n = 0;
+            int split = 0;
             for (int i = 0; i < count; i++)
             {
                 ref IpcBufferItem item = ref items[i];
@@ -73,12 +78,23 @@ namespace ArrowLz4Fast.Ipc
                         IpcBufferDecoder.Decode(body, destination, in item, bodyOffset, _sequential);
                     continue;
                 }
-                if (item.Length > 0 || !item.Raw)
+                if (Splits(body, in item))
+                    split++;
+                else if (item.Length > 0 || !item.Raw)
                     _batch[n++] = new Lz4FrameBatchItem(item.Source, item.SourceLength, item.Destination, item.Length, item.Raw);
             }
             try
             {
-                Lz4FrameDecoder.DecodeBatch(body, destination, _batch.AsSpan(0, n), _bufferParallel);
+                if (n > 0)
+                    Lz4FrameDecoder.DecodeBatch(body, destination, _batch.AsSpan(0, n), _bufferParallel);
+                for (int i = 0; split > 0 && i < count; i++)
+                {
+                    if (Splits(body, in items[i]))
+                    {
+                        IpcBufferDecoder.Decode(body, destination, in items[i], bodyOffset, _blockParallel);
+                        split--;
+                    }
+                }
             }
             catch (Exception e) when (e is InvalidDataException || e is NotSupportedException)
             {
@@ -88,6 +104,30 @@ namespace ArrowLz4Fast.Ipc
                 throw;
             }
         }
+
+        /// <summary>
+        /// Whether a buffer is decoded on its own with its blocks spread over the threads: a frame of independent blocks
+        /// (as Arrow Go, python-lz4 and this package's writer make them) long enough that handing block ranges to a
+        /// helper costs little beside decoding them (four times the minimum parallel length), in at least
+        /// <see cref="MinimumBlocks"/> blocks: each split buffer ends with a wait for its last block, so a frame of a
+        /// few large blocks (1 MiB in 256 KiB blocks) is shared better whole, among the other buffers.
+        /// Reads the frame's first six bytes only; a malformed header is the decoder's to reject.
+        /// </summary>
+        private bool Splits(ReadOnlySpan<byte> body, in IpcBufferItem item)
+        {
+            if (item.Raw || item.SourceLength < 6 || item.Length < 4L * _minimumParallelLength)
+                return false;
+            ReadOnlySpan<byte> frame = body.Slice(item.Source, 6);
+            // LZ4 frame header: magic 0x184D2204, FLG (bit 5: blocks are independent), BD (bits 4-6: block maximum id).
+            if (BinaryPrimitives.ReadUInt32LittleEndian(frame) != FrameMagic || (frame[4] & BlockIndependence) == 0)
+                return false;
+            int id = (frame[5] >> 4) & 7;
+            return id >= 4 && item.Length >= (long)MinimumBlocks << (8 + 2 * id);
+        }
+
+        private const int MinimumBlocks = 8;
+        private const uint FrameMagic = 0x184D2204;
+        private const byte BlockIndependence = 0x20;
 
         /// <summary>Returns the pooled batch array.</summary>
         public void Release()

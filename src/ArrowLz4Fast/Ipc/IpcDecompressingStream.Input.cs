@@ -1,6 +1,7 @@
 using System;
 using System.Buffers;
 using System.Buffers.Binary;
+using System.IO;
 using System.Runtime.InteropServices;
 using System.Threading;
 using System.Threading.Tasks;
@@ -8,131 +9,177 @@ using ArrowLz4Fast.Ipc;
 
 namespace ArrowLz4Fast
 {
-    /// <summary>Reading the input: framing, metadata and compressed bodies, synchronously and asynchronously.</summary>
+    /// <summary>
+    /// Reading the input: the file magic, then each message's length prefix, metadata and compressed body. One state
+    /// machine (<see cref="Step"/>) does all of it and says which bytes it needs next; only the code that fills them
+    /// comes twice, synchronous and asynchronous, as in the frame reader.
+    /// </summary>
     public sealed partial class IpcDecompressingStream
     {
         private const int MaxMetadataLength = (int)DefaultMaxBodyLength - 8 - HeaderSlack;
 
-        private void StartSync()
+        // Where Step stands: each value after Open and Message names the bytes the last fill brought.
+        private enum Phase
         {
-            long origin = _input.CanSeek ? _input.Position : 0;
-            int got = 0;
-            int n;
-            while (got < 8 && (n = _input.Read(_lookahead, got, 8 - got)) > 0)
-                got += n;
-            _lookaheadEnd = got;
-            if (BeginFile(got))
-            {
-                _position = 8;
-                FindFooter(origin);
-            }
-            _state = State.NextMessage;
+            Open,
+            Magic,
+            Message,
+            Prefix,
+            LongPrefix,
+            Length,
+            Metadata,
+            Body,
+            Drained,
         }
 
-        private async ValueTask StartAsync(CancellationToken cancellationToken)
+        // Where a fill reads to: the 8-byte lookahead (straight from the input, uncounted), the metadata or body buffer
+        // (grown as bytes arrive), or nowhere (the input is read to its end).
+        private enum Target
         {
-            long origin = _input.CanSeek ? _input.Position : 0;
-            int got = 0;
-            int n;
-#if NET
-            while (got < 8 && (n = await _input.ReadAsync(_lookahead.AsMemory(got, 8 - got), cancellationToken).ConfigureAwait(false)) > 0)
-#else
-            while (got < 8 && (n = await _input.ReadAsync(_lookahead, got, 8 - got, cancellationToken).ConfigureAwait(false)) > 0)
-#endif
-                got += n;
-            _lookaheadEnd = got;
-            if (BeginFile(got))
-            {
-                _position = 8;
-                FindFooter(origin);
-            }
-            _state = State.NextMessage;
+            Lookahead,
+            Header,
+            Body,
+            Drain,
         }
+
+        // The message in progress, kept across fills.
+        private Phase _phase;
+        private long _origin;
+        private long _messageStart;
+        private int _metadataLength;
+        private IpcMessage _message;
+        private FlatReader _reader;
+
+        // The fill Step asked for.
+        private Target _fillTarget;
+        private int _fillOffset;
+        private int _fillCount;
+        private int _fillSlack;
 
         private void NextMessageSync()
         {
-            long start = _position;
-            if (AtFileEnd())
-                return;
-            int got = FillSync(ref _header, 0, 4, 0);
-            if (got < 4)
-            {
-                EndOrTruncated(start, got, "a message length prefix");
-                return;
-            }
-            int length = BinaryPrimitives.ReadInt32LittleEndian(_header);
-            if (length == Continuation)
-            {
-                got = FillSync(ref _header, 4, 4, 0);
-                if (got < 4)
-                    IpcErrors.ThrowTruncated(start + 4 + got, "a message length prefix", 4, got);
-                length = BinaryPrimitives.ReadInt32LittleEndian(_header.AsSpan(4));
-            }
-            if (!CheckLength(start, length))
-            {
-                if (_drainAtEnd)
-                {
-                    while (_input.Read(_body, 0, _body.Length) > 0)
-                    {
-                    }
-                }
-                return;
-            }
-            got = FillSync(ref _header, 8, length, HeaderSlack);
-            if (got < length)
-                IpcErrors.ThrowTruncated(_position, "message metadata", length, got);
-            IpcMessage message = ParseMetadata(length, out FlatReader reader);
-            if (!message.Lz4)
-                return;
-            got = FillSync(ref _body, 0, (int)message.BodyLength, 0);
-            if (got < message.BodyLength)
-                IpcErrors.ThrowTruncated(_position, "a message body", message.BodyLength, got);
-            FinishCompressed(reader, message, length);
+            // A message starts afresh on each call, as an exception leaves the input where it stopped.
+            _phase = _state == State.Start ? Phase.Open : Phase.Message;
+            int got = 0;
+            while (Step(got))
+                got = FillSync();
         }
 
         private async ValueTask NextMessageAsync(CancellationToken cancellationToken)
         {
-            long start = _position;
-            if (AtFileEnd())
-                return;
-            int got = await FillAsync(0, 4, 0, header: true, cancellationToken).ConfigureAwait(false);
-            if (got < 4)
+            _phase = _state == State.Start ? Phase.Open : Phase.Message;
+            int got = 0;
+            while (Step(got))
+                got = await FillAsync(cancellationToken).ConfigureAwait(false);
+        }
+
+        /// <summary>
+        /// Advances the message loop with the <paramref name="got"/> bytes the last fill brought. Returns true with the
+        /// next fill in <c>_fill*</c>, or false once the stream's state has moved on (to serving a header, passing a
+        /// body through, or the end).
+        /// </summary>
+        private bool Step(int got)
+        {
+            while (true)
             {
-                EndOrTruncated(start, got, "a message length prefix");
-                return;
-            }
-            int length = BinaryPrimitives.ReadInt32LittleEndian(_header);
-            if (length == Continuation)
-            {
-                got = await FillAsync(4, 4, 0, header: true, cancellationToken).ConfigureAwait(false);
-                if (got < 4)
-                    IpcErrors.ThrowTruncated(start + 4 + got, "a message length prefix", 4, got);
-                length = BinaryPrimitives.ReadInt32LittleEndian(_header.AsSpan(4));
-            }
-            if (!CheckLength(start, length))
-            {
-                if (_drainAtEnd)
+                switch (_phase)
                 {
-#if NET
-                    while (await _input.ReadAsync(_body.AsMemory(), cancellationToken).ConfigureAwait(false) > 0)
-#else
-                    while (await _input.ReadAsync(_body, 0, _body.Length, cancellationToken).ConfigureAwait(false) > 0)
-#endif
-                    {
-                    }
+                    case Phase.Open:
+                        _origin = _input.CanSeek ? _input.Position : 0;
+                        return Want(Phase.Magic, Target.Lookahead, 0, 8, 0);
+                    case Phase.Magic:
+                        _lookaheadEnd = got;
+                        if (BeginFile(got))
+                        {
+                            _position = 8;
+                            FindFooter(_origin);
+                        }
+                        _state = State.NextMessage;
+                        _phase = Phase.Message;
+                        break;
+                    case Phase.Message:
+                        _messageStart = _position;
+                        if (AtFileEnd())
+                            return false;
+                        return Want(Phase.Prefix, Target.Header, 0, 4, 0);
+                    case Phase.Prefix:
+                        if (got < 4)
+                        {
+                            EndOrTruncated(_messageStart, got, "a message length prefix");
+                            return false;
+                        }
+                        _metadataLength = BinaryPrimitives.ReadInt32LittleEndian(_header);
+                        // 0xFFFFFFFF is the continuation marker of the current format: the length follows it.
+                        if (_metadataLength == Continuation)
+                            return Want(Phase.LongPrefix, Target.Header, 4, 4, 0);
+                        _phase = Phase.Length;
+                        break;
+                    case Phase.LongPrefix:
+                        if (got < 4)
+                            IpcErrors.ThrowTruncated(_messageStart + 4 + got, "a message length prefix", 4, got);
+                        _metadataLength = BinaryPrimitives.ReadInt32LittleEndian(_header.AsSpan(4));
+                        _phase = Phase.Length;
+                        break;
+                    case Phase.Length:
+                        if (CheckLength(_messageStart, _metadataLength))
+                            return Want(Phase.Metadata, Target.Header, 8, _metadataLength, HeaderSlack);
+                        // The end-of-stream marker: the header that says so is queued; the input may still be drained.
+                        return _drainAtEnd && Want(Phase.Drained, Target.Drain, 0, 0, 0);
+                    case Phase.Metadata:
+                        if (got < _metadataLength)
+                            IpcErrors.ThrowTruncated(_position, "message metadata", _metadataLength, got);
+                        _message = ParseMetadata(_metadataLength, out _reader);
+                        // Anything but an LZ4 body passes through as it is: its header is queued already.
+                        if (!_message.Lz4)
+                            return false;
+                        if (TryBorrowBody((int)_message.BodyLength))
+                        {
+                            FinishCompressed(_reader, _message, _metadataLength);
+                            return false;
+                        }
+                        return Want(Phase.Body, Target.Body, 0, (int)_message.BodyLength, 0);
+                    case Phase.Body:
+                        if (got < _message.BodyLength)
+                            IpcErrors.ThrowTruncated(_position, "a message body", _message.BodyLength, got);
+                        // Read after the fill: the fill may have replaced the body buffer with a larger one.
+                        _bodySource = _body;
+                        _bodyStart = 0;
+                        FinishCompressed(_reader, _message, _metadataLength);
+                        return false;
+                    default:
+                        return false;
                 }
-                return;
             }
-            got = await FillAsync(8, length, HeaderSlack, header: true, cancellationToken).ConfigureAwait(false);
-            if (got < length)
-                IpcErrors.ThrowTruncated(_position, "message metadata", length, got);
-            IpcMessage message = ParseMetadata(length, out FlatReader reader);
-            if (!message.Lz4)
-                return;
-            got = await FillAsync(0, (int)message.BodyLength, 0, header: false, cancellationToken).ConfigureAwait(false);
-            if (got < message.BodyLength)
-                IpcErrors.ThrowTruncated(_position, "a message body", message.BodyLength, got);
-            FinishCompressed(reader, message, length);
+        }
+
+        /// <summary>
+        /// Decodes the body from where it is when the input is a <see cref="MemoryStream"/> whose array is exposed and
+        /// holds the whole body, and moves the input past it: the body is not copied (issue #35). Only that exact type:
+        /// a derived stream may read otherwise than its array says.
+        /// </summary>
+        private bool TryBorrowBody(int length)
+        {
+            if (_lookaheadStart < _lookaheadEnd || _input.GetType() != typeof(MemoryStream))
+                return false;
+            var memory = (MemoryStream)_input;
+            long at = memory.Position;
+            if (!memory.TryGetBuffer(out ArraySegment<byte> array) || at > array.Count - (long)length)
+                return false;
+            _bodySource = array.Array!;
+            _bodyStart = array.Offset + (int)at;
+            memory.Position = at + length;
+            _position += length;
+            return true;
+        }
+
+        private bool Want(Phase next, Target target, int offset, int count, int slack)
+        {
+            _phase = next;
+            _fillTarget = target;
+            _fillOffset = offset;
+            _fillCount = count;
+            _fillSlack = slack;
+            return true;
         }
 
         private bool AtFileEnd()
@@ -169,6 +216,11 @@ namespace ArrowLz4Fast
         // What the last schema says its batches need, and the check of each compressed batch against it.
         private readonly IpcStreamLayouts _layouts = new IpcStreamLayouts();
 
+        /// <summary>
+        /// Parses and checks the metadata in <c>_header</c>[8..8+<paramref name="length"/>) and queues its header as the
+        /// current format writes it (continuation marker, length). A message that passes through is set up to do so; an
+        /// LZ4 one is checked against its schema, and its buffers' extents against the body, before its body is read.
+        /// </summary>
         private IpcMessage ParseMetadata(int length, out FlatReader reader)
         {
             long metadataOffset = _position - length;
@@ -183,6 +235,7 @@ namespace ArrowLz4Fast
                 BeginHeader(8 + length, message.BodyLength > 0 ? State.PassBody : State.NextMessage);
                 return message;
             }
+            // Bounds before allocation: the body is read only once its length and its buffers are known to be sane.
             if (message.BodyLength > DefaultMaxBodyLength)
                 IpcErrors.Throw(metadataOffset, $"the compressed body of {message.BodyLength} bytes is longer than the longest array");
             _layouts.Check(message, metadataOffset);
@@ -197,10 +250,11 @@ namespace ArrowLz4Fast
             return message;
         }
 
+        /// <summary>Lays the read body out for decoding and queues the metadata rewritten for the decompressed body.</summary>
         private void FinishCompressed(FlatReader reader, in IpcMessage message, int length)
         {
             _bodyLength = (int)message.BodyLength;
-            long output = IpcBodyLayout.Compute(reader, message, _body.AsSpan(0, _bodyLength), _bodyOffset, _items, _maxBodyLength);
+            long output = IpcBodyLayout.Compute(reader, message, CompressedBody, _bodyOffset, _items, _maxBodyLength);
             _itemCount = message.BufferCount;
             int rewritten = IpcBodyLayout.Rewrite(_header, 8, length, _bodyOffset - length, message, _items, output);
             BinaryPrimitives.WriteInt32LittleEndian(_header.AsSpan(4), rewritten);
@@ -210,6 +264,9 @@ namespace ArrowLz4Fast
             BeginHeader(8 + rewritten, output > 0 ? State.Body : State.NextMessage);
         }
 
+        /// <summary>The compressed body being served: in the body buffer, or borrowed from a <see cref="MemoryStream"/> input.</summary>
+        private ReadOnlySpan<byte> CompressedBody => _bodySource.AsSpan(_bodyStart, _bodyLength);
+
         private void BeginHeader(int length, State next)
         {
             _headerLength = length;
@@ -218,35 +275,74 @@ namespace ArrowLz4Fast
             _state = State.Header;
         }
 
-        /// <summary>Reads up to <paramref name="count"/> bytes to <paramref name="offset"/>, growing the buffer as they arrive; returns how many came.</summary>
-        private int FillSync(ref byte[] buffer, int offset, int count, int slack)
+        // The fill code, in its two forms. Each does what Step asked for in _fill* and returns how many bytes came.
+
+        private int FillSync()
         {
-            int got = 0;
-            while (got < count)
+            switch (_fillTarget)
             {
-                int chunk = Reserve(ref buffer, offset, got, count, slack);
-                int n = ReadInput(buffer, offset + got, chunk);
-                if (n <= 0)
+                case Target.Lookahead:
+                    int read = 0;
+                    int n;
+                    while (read < _fillCount && (n = _input.Read(_lookahead, read, _fillCount - read)) > 0)
+                        read += n;
+                    return read;
+                case Target.Drain:
+                    while (_input.Read(_body, 0, _body.Length) > 0)
+                    {
+                    }
+                    return 0;
+            }
+            int got = 0;
+            while (got < _fillCount)
+            {
+                int chunk = Reserve(ref FillBuffer, _fillOffset, got, _fillCount, _fillSlack);
+                int m = ReadInput(FillBuffer, _fillOffset + got, chunk);
+                if (m <= 0)
                     break;
-                got += n;
+                got += m;
             }
             return got;
         }
 
-        private async ValueTask<int> FillAsync(int offset, int count, int slack, bool header, CancellationToken cancellationToken)
+        private async ValueTask<int> FillAsync(CancellationToken cancellationToken)
         {
-            int got = 0;
-            while (got < count)
+            switch (_fillTarget)
             {
-                int chunk = header ? Reserve(ref _header, offset, got, count, slack) : Reserve(ref _body, offset, got, count, slack);
-                byte[] buffer = header ? _header : _body;
-                int n = await ReadInputAsync(buffer.AsMemory(offset + got, chunk), cancellationToken).ConfigureAwait(false);
-                if (n <= 0)
+                case Target.Lookahead:
+                    int read = 0;
+                    int n;
+                    while (read < _fillCount && (n = await ReadRawAsync(_lookahead, read, _fillCount - read, cancellationToken).ConfigureAwait(false)) > 0)
+                        read += n;
+                    return read;
+                case Target.Drain:
+                    while (await ReadRawAsync(_body, 0, _body.Length, cancellationToken).ConfigureAwait(false) > 0)
+                    {
+                    }
+                    return 0;
+            }
+            int got = 0;
+            while (got < _fillCount)
+            {
+                int chunk = Reserve(ref FillBuffer, _fillOffset, got, _fillCount, _fillSlack);
+                int m = await ReadInputAsync(FillBuffer.AsMemory(_fillOffset + got, chunk), cancellationToken).ConfigureAwait(false);
+                if (m <= 0)
                     break;
-                got += n;
+                got += m;
             }
             return got;
         }
+
+        /// <summary>The array a metadata or body fill reads into (it may be replaced by a larger one as bytes arrive).</summary>
+        private ref byte[] FillBuffer => ref _fillTarget == Target.Header ? ref _header : ref _body;
+
+        /// <summary>Reads the input into an array, uncounted (the lookahead is counted as it is served; a drain is past the end).</summary>
+        private ValueTask<int> ReadRawAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) =>
+#if NET
+            _input.ReadAsync(buffer.AsMemory(offset, count), cancellationToken);
+#else
+            new(_input.ReadAsync(buffer, offset, count, cancellationToken));
+#endif
 
         /// <summary>
         /// Makes room for the next read and returns its size. The buffer grows at most by what has arrived so far, so a

@@ -57,6 +57,8 @@ namespace ArrowLz4Fast
         private int _headerRead;
 
         private byte[] _body;
+        private byte[] _bodySource = Array.Empty<byte>();
+        private int _bodyStart;
         private int _bodyLength;
         private long _bodyOffset;
         private IpcBufferItem[] _items = Array.Empty<IpcBufferItem>();
@@ -204,6 +206,7 @@ namespace ArrowLz4Fast
             ArrayPool<byte>.Shared.Return(_body);
             _header = Array.Empty<byte>();
             _body = Array.Empty<byte>();
+            _bodySource = Array.Empty<byte>();
             if (_window is not null)
             {
                 ArrayPool<byte>.Shared.Return(_window);
@@ -240,8 +243,6 @@ namespace ArrowLz4Fast
                 switch (_state)
                 {
                     case State.Start:
-                        StartSync();
-                        break;
                     case State.NextMessage:
                         NextMessageSync();
                         break;
@@ -274,8 +275,6 @@ namespace ArrowLz4Fast
                 switch (_state)
                 {
                     case State.Start:
-                        await StartAsync(cancellationToken).ConfigureAwait(false);
-                        break;
                     case State.NextMessage:
                         await NextMessageAsync(cancellationToken).ConfigureAwait(false);
                         break;
@@ -326,7 +325,7 @@ namespace ArrowLz4Fast
             {
                 try
                 {
-                    _decoder.Decode(_body.AsSpan(0, _bodyLength), destination.Slice(0, _outputLength), _bodyOffset, _items, _itemCount);
+                    _decoder.Decode(CompressedBody, destination.Slice(0, _outputLength), _bodyOffset, _items, _itemCount);
                 }
                 catch when (zeroingOwed)
                 {
@@ -347,7 +346,7 @@ namespace ArrowLz4Fast
                     _window = null;
                     _window = ArrayPool<byte>.Shared.Rent(_outputLength);
                 }
-                _decoder.Decode(_body.AsSpan(0, _bodyLength), _window.AsSpan(0, _outputLength), _bodyOffset, _items, _itemCount);
+                _decoder.Decode(CompressedBody, _window.AsSpan(0, _outputLength), _bodyOffset, _items, _itemCount);
                 _windowReady = true;
             }
             int n = Math.Min(destination.Length, _outputLength - _outputRead);
