@@ -141,8 +141,14 @@ namespace ArrowLz4Fast.Flight.Tests
             first.Deserialize(context); // warm: JIT, pooled arrays, the thread's decoders
             second.Deserialize(context);
             const int Rounds = 200;
-            long alone = Allocated(first, first);
-            long alternating = Allocated(first, second);
+            // The least of five runs each: other tests' threads taking the decode's pooled helpers only add allocation
+            // here (a replaced job), seen once beside the whole project; a decoder per message adds it to every run.
+            long alone = long.MaxValue, alternating = long.MaxValue;
+            for (int run = 0; run < 5; run++)
+            {
+                alone = Math.Min(alone, Allocated(first, first));
+                alternating = Math.Min(alternating, Allocated(first, second));
+            }
             Assert.True(alternating <= alone + 1024, $"alternating two settings allocated {alternating} bytes over {2 * Rounds} messages, one settings alone {alone}");
 
             long Allocated(FlightDataDeserializer a, FlightDataDeserializer b)
