@@ -19,6 +19,7 @@ using BenchmarkDotNet.Columns;
 using BenchmarkDotNet.Configs;
 using BenchmarkDotNet.Reports;
 using BenchmarkDotNet.Running;
+using Grpc.Core.Interceptors;
 using Grpc.Net.Client;
 using OfficialFactory = Apache.Arrow.Compression.CompressionCodecFactory;
 
@@ -45,6 +46,7 @@ namespace ArrowLz4Fast.Benchmarks
         private GrpcChannel? _rawChannel;
         private FlightClient? _rawClient;
         private FlightTicket? _rawTicket;
+        private FlightClient? _memoryClient;
         private GrpcChannel? _stockChannel;
         private GrpcChannel? _lz4Channel;
         private FlightClient? _stockClient;
@@ -75,6 +77,8 @@ namespace ArrowLz4Fast.Benchmarks
             _rawChannel = _rawHost.Channel();
             _rawClient = new FlightClient(_rawChannel.WithArrowLz4(new Lz4FlightClientOptions { Codec = FlightData.Codec }));
             _rawTicket = new FlightTicket(RawFlightService.Register(FlightData.Of(Data).CompressedPayloads));
+            var payloads = FlightData.Of(Data).CompressedPayloads.Select(p => p!).ToList();
+            _memoryClient = new FlightClient(new MemoryFlightInvoker(payloads).Intercept(new Lz4FlightClientInterceptor(new Lz4FlightClientOptions { Codec = FlightData.Codec })));
         }
 
         [GlobalCleanup]
@@ -109,6 +113,14 @@ namespace ArrowLz4Fast.Benchmarks
             }
             return rows;
         }
+
+        /// <summary>
+        /// The same compressed messages as serialized FlightData in memory, decoded by the client interceptor's own
+        /// response path (its marshaller over each payload, then the stream checks) and read by Flight's FlightClient
+        /// reader to the last batch, over an in-memory CallInvoker: OfficialFromMemory's counterpart, decode alone.
+        /// </summary>
+        [Benchmark]
+        public Task<long> InterceptorFromMemory() => ReadAll(_memoryClient!, _ticket!);
 
         /// <summary>
         /// The server interceptor's compression alone, on the same messages, options and cores, with no gRPC and no

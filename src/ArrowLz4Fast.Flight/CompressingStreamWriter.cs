@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.ExceptionServices;
 using System.Threading.Tasks;
 using Grpc.Core;
 
@@ -13,7 +14,9 @@ namespace ArrowLz4Fast.Flight
     /// waits for that write, starts its own and returns. Compression thus overlaps the transfer instead of adding to it
     /// (with one machine compressing and decoding, the transfer is the peer's decode), and at most two messages are held:
     /// the one in flight and the one being compressed. The last write is awaited by <see cref="CompleteAsync"/> on a
-    /// client and by <see cref="RunAsync"/> around a server's handler, before gRPC ends the call.
+    /// client and by <see cref="RunAsync"/> around a server's handler, before gRPC ends the call. A write's failure is
+    /// caught where it happens and rethrown by the next call here, so a client that disposes its call without
+    /// CompleteAsync leaves no faulted task for the finalizer (TaskScheduler.UnobservedTaskException).
     /// </remarks>
     internal sealed class CompressingStreamWriter<T> : IClientStreamWriter<T>, IServerStreamWriter<T>
         where T : class
@@ -21,6 +24,7 @@ namespace ArrowLz4Fast.Flight
         private readonly IAsyncStreamWriter<T> _inner;
         private readonly FlightCodecSettings _settings;
         private Task? _pending;
+        private ExceptionDispatchInfo? _failure;
 
         public CompressingStreamWriter(IAsyncStreamWriter<T> inner, FlightCodecSettings settings)
         {
@@ -47,8 +51,12 @@ namespace ArrowLz4Fast.Flight
             // Compressed before the previous write is awaited: that is the overlap. gRPC allows one write at a time, so
             // this one starts only after it; a failure of the previous write surfaces here, as it would have there.
             T compressed = FlightDataCompressor.Compress(message, _settings);
-            await FlushAsync().ConfigureAwait(false);
-            _pending = _inner.WriteAsync(compressed);
+            Task? pending = _pending;
+            _pending = null;
+            if (pending is not null)
+                await pending.ConfigureAwait(false);    // inline rather than FlushAsync: no second state machine per message
+            ThrowFailure();
+            _pending = WriteObservedAsync(compressed);
         }
 
         /// <summary>
@@ -66,20 +74,40 @@ namespace ArrowLz4Fast.Flight
                 Task? pending = _pending;
                 _pending = null;
                 if (pending is not null)
-                {
-                    await Task.WhenAny(pending).ConfigureAwait(false);
-                    _ = pending.Exception;    // observed: the handler's failure is reported instead
-                }
+                    await pending.ConfigureAwait(false);    // never faults; the handler's failure is reported instead
+                _failure = null;
                 throw;
             }
             await FlushAsync().ConfigureAwait(false);
         }
 
-        private Task FlushAsync()
+        private async Task FlushAsync()
         {
             Task? pending = _pending;
             _pending = null;
-            return pending ?? Task.CompletedTask;
+            if (pending is not null)
+                await pending.ConfigureAwait(false);
+            ThrowFailure();
+        }
+
+        private void ThrowFailure()
+        {
+            ExceptionDispatchInfo? failure = _failure;
+            _failure = null;
+            failure?.Throw();
+        }
+
+        /// <summary>The inner write, whose failure is kept for the next call instead of faulting a task no one may await.</summary>
+        private async Task WriteObservedAsync(T message)
+        {
+            try
+            {
+                await _inner.WriteAsync(message).ConfigureAwait(false);
+            }
+            catch (Exception e)
+            {
+                _failure = ExceptionDispatchInfo.Capture(e);
+            }
         }
     }
 }

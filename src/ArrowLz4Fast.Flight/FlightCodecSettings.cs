@@ -7,11 +7,15 @@ namespace ArrowLz4Fast.Flight
     /// <summary>A snapshot of the options an interceptor was made with, and the per-thread decoder they configure.</summary>
     internal sealed class FlightCodecSettings
     {
+        /// <summary>Decoders a thread keeps: enough for a few channels with their own settings read in turn.</summary>
+        private const int ThreadCacheSize = 4;
+
+        // The thread's decoders and the settings they were made for, most recently used first.
         [ThreadStatic]
-        private static IpcMessageDecoder? t_decoder;
+        private static IpcMessageDecoder?[]? t_decoders;
 
         [ThreadStatic]
-        private static FlightCodecSettings? t_decoderSettings;
+        private static FlightCodecSettings?[]? t_decoderSettings;
 
         public FlightCodecSettings(Lz4FastOptions? codec, ICompressionCodecFactory? inner, long maxBodyLength, double minSpaceSavings)
         {
@@ -41,16 +45,37 @@ namespace ArrowLz4Fast.Flight
         /// <summary>
         /// A decoder for the calling thread. Response marshallers are shared by every call of a method and run on the
         /// thread that reads, one message at a time there, so a decoder per thread needs no lock and no allocation per message.
+        /// Channels with different settings read in turn on one thread each keep their decoder (up to
+        /// <see cref="ThreadCacheSize"/>); the least recently used one is released when a further one is needed.
         /// </summary>
         public IpcMessageDecoder ThreadDecoder()
         {
-            if (t_decoder is null || !ReferenceEquals(t_decoderSettings, this))
+            FlightCodecSettings?[] keys = t_decoderSettings ??= new FlightCodecSettings?[ThreadCacheSize];
+            IpcMessageDecoder?[] decoders = t_decoders ??= new IpcMessageDecoder?[ThreadCacheSize];
+            if (ReferenceEquals(keys[0], this))
+                return decoders[0]!;
+            int found = 1;
+            while (found < ThreadCacheSize && !ReferenceEquals(keys[found], this))
+                found++;
+            IpcMessageDecoder decoder;
+            if (found < ThreadCacheSize)
             {
-                t_decoder?.Release();
-                t_decoder = NewDecoder();
-                t_decoderSettings = this;
+                decoder = decoders[found]!;
             }
-            return t_decoder;
+            else
+            {
+                found = ThreadCacheSize - 1;
+                decoders[found]?.Release();
+                decoder = NewDecoder();
+            }
+            for (int i = found; i > 0; i--)
+            {
+                keys[i] = keys[i - 1];
+                decoders[i] = decoders[i - 1];
+            }
+            keys[0] = this;
+            decoders[0] = decoder;
+            return decoder;
         }
     }
 }

@@ -128,6 +128,41 @@ namespace ArrowLz4Fast.Flight.Tests
             }
         }
 
+        [Fact]
+        public void Two_channels_settings_alternating_on_one_thread_allocate_no_decoder_per_message()
+        {
+            // Two channels with their own settings, read in turn on one thread: each must find its decoder in the
+            // thread's cache, so the allocation beyond the messages themselves is what one channel alone allocates.
+            // Small batches, so that a decoder's own allocation stands out against the decoded bodies'.
+            List<IpcMessageBytes> messages = IpcMessages.Split(File.ReadAllBytes(Corpus.Committed("ipc/pyarrow/tiny_batches.arrows")));
+            var context = new PayloadContext(IpcMessages.FlightData(messages[1].Header, messages[1].Body));
+            FlightDataDeserializer first = Deserializer();
+            FlightDataDeserializer second = Deserializer();
+            first.Deserialize(context); // warm: JIT, pooled arrays, the thread's decoders
+            second.Deserialize(context);
+            const int Rounds = 200;
+            // The least of five runs each: other tests' threads taking the decode's pooled helpers only add allocation
+            // here (a replaced job), seen once beside the whole project; a decoder per message adds it to every run.
+            long alone = long.MaxValue, alternating = long.MaxValue;
+            for (int run = 0; run < 5; run++)
+            {
+                alone = Math.Min(alone, Allocated(first, first));
+                alternating = Math.Min(alternating, Allocated(first, second));
+            }
+            Assert.True(alternating <= alone + 1024, $"alternating two settings allocated {alternating} bytes over {2 * Rounds} messages, one settings alone {alone}");
+
+            long Allocated(FlightDataDeserializer a, FlightDataDeserializer b)
+            {
+                long before = GC.GetAllocatedBytesForCurrentThread();
+                for (int i = 0; i < Rounds; i++)
+                {
+                    Assert.Null(FlightFailures.Of(a.Deserialize(context)));
+                    Assert.Null(FlightFailures.Of(b.Deserialize(context)));
+                }
+                return GC.GetAllocatedBytesForCurrentThread() - before;
+            }
+        }
+
         /// <summary>A record batch message with no compression, written by Arrow .NET, and its body.</summary>
         private static byte[] UncompressedBatchHeader(out byte[] body)
         {
