@@ -79,7 +79,7 @@ namespace ArrowLz4Fast.Tests
         public void Memory_is_exactly_the_decoded_length_and_is_returned_once()
         {
             byte[] payload = TestData.Mixed(5 << 20, 2);
-            byte[] frame = FrameStreamReadTests.Encode(payload, new Lz4FrameEncoderOptions(blockSize: 4 << 20, contentSize: true));
+            byte[] frame = TestData.Encode(payload, new Lz4FrameEncoderOptions(blockSize: 4 << 20, contentSize: true));
             IMemoryOwner<byte> owner = Lz4FrameDecoder.DecodeToOwner(frame);
             Assert.Equal(payload.Length, owner.Memory.Length);
             Assert.True(payload.AsSpan().SequenceEqual(owner.Memory.Span));

@@ -37,7 +37,7 @@ namespace ArrowLz4Fast.Tests
         [Fact]
         public void The_corpus_has_independent_multi_block_frames_to_decode_in_parallel()
         {
-            int independent = Corpus.DataFiles("frames").Count(f => IndependentBlocks(File.ReadAllBytes(Corpus.Committed(f))) >= 2);
+            int independent = Corpus.DataFiles("frames").Count(f => CorpusBuffers.IndependentBlocks(File.ReadAllBytes(Corpus.Committed(f))) >= 2);
             Assert.True(independent >= 10, $"only {independent} independent multi-block frames");
         }
 
@@ -59,47 +59,6 @@ namespace ArrowLz4Fast.Tests
             byte[] frame = File.ReadAllBytes(Corpus.Committed(file));
             foreach (int size in new[] { 0, 13, 65536, 65536 * 3, 1 << 20, 6 << 20 })
                 AssertSameAsSequential(frame, size);
-        }
-
-        [Fact]
-        public void Real_ipc_buffers_of_every_producer_decode_in_parallel_to_the_reference_bytes()
-        {
-            var buffers = CorpusBuffers.AllProfiles();
-            if (Corpus.SharedAvailable)
-            {
-                foreach (string file in new[] { "ipc/java/numeric.arrows", "ipc/rust/numeric.arrows", "ipc/java/incompressible.arrows" })
-                {
-                    var recorder = new RecordingCodecFactory(new Lz4FastCodecFactory(new Lz4FastOptions { MaxDegreeOfParallelism = 1 }));
-                    ArrowData.DisposeAll(ArrowData.ReadAll(Corpus.Shared(file), recorder));
-                    buffers.AddRange(recorder.Inputs.Zip(recorder.Decompressed, (i, d) => (i.Frame, i.Length, d.Sha256)));
-                }
-            }
-            using var codec = new Lz4FastCodec(new Lz4FastOptions { MaxDegreeOfParallelism = 4, MinimumParallelLength = 1 });
-            foreach ((byte[] frame, int length, string sha) in buffers)
-            {
-                var destination = new GuardedBuffer(length);
-                Assert.Equal(length, codec.Decompress(frame, destination.Memory));
-                Assert.Equal(sha, Hex.Sha256(destination.Span));
-                destination.AssertGuardsIntact();
-            }
-        }
-
-        [Theory]
-        [InlineData(65536)]
-        [InlineData(1048576)]
-        public void Tables_written_with_independent_blocks_read_in_parallel_as_the_official_codec_reads_them(int blockSize)
-        {
-            // 64 KiB blocks are what Arrow Go writes; 1 MiB is this package's writer.
-            var batches = TestTables.Batches(2, 300_000, 3);
-            byte[] stream = IpcWriter.Write(batches, new Lz4FastCodecFactory(new Lz4FastOptions { BlockSize = blockSize, MaxDegreeOfParallelism = 1 }), fileFormat: false);
-            var recorder = new RecordingCodecFactory(new Lz4FastCodecFactory(new Lz4FastOptions { MaxDegreeOfParallelism = 2, MinimumParallelLength = 1 }));
-            var parallel = ArrowData.ReadAll(stream, fileFormat: false, recorder);
-            var official = ArrowData.ReadAll(stream, fileFormat: false, new Apache.Arrow.Compression.CompressionCodecFactory());
-            ArrowData.AssertSame(official, parallel);
-            Assert.Contains(recorder.Inputs, i => IndependentBlocks(i.Frame) >= 2);
-            ArrowData.DisposeAll(parallel);
-            ArrowData.DisposeAll(official);
-            ArrowData.DisposeAll(batches);
         }
 
         [Theory]
@@ -218,7 +177,7 @@ namespace ArrowLz4Fast.Tests
                 var frame = new byte[Lz4FrameEncoder.GetMaxEncodedLength(length, options)];
                 Assert.True(Lz4FrameEncoder.TryEncode(payload, frame, out int encodedLength, options));
                 byte[] encoded = frame.AsSpan(0, encodedLength).ToArray();
-                int blocks = IndependentBlocks(encoded);
+                int blocks = CorpusBuffers.IndependentBlocks(encoded);
                 Assert.True(blocks >= 2, $"{blocks} block(s)");
 
                 var output = new byte[length];
@@ -253,7 +212,7 @@ namespace ArrowLz4Fast.Tests
                 Assert.True(Lz4FrameEncoder.TryEncode(payload, frame, out int length, options));
                 seeds.Add(frame.AsSpan(0, length).ToArray());
             }
-            seeds.AddRange(Corpus.DataFiles("frames").Select(f => File.ReadAllBytes(Corpus.Committed(f))).Where(f => IndependentBlocks(f) >= 4).Take(6));
+            seeds.AddRange(Corpus.DataFiles("frames").Select(f => File.ReadAllBytes(Corpus.Committed(f))).Where(f => CorpusBuffers.IndependentBlocks(f) >= 4).Take(6));
 
             int mutants = 0;
             foreach (byte[] seed in seeds)
@@ -304,32 +263,6 @@ namespace ArrowLz4Fast.Tests
             }
         }
 
-        internal static int IndependentBlocks(byte[] frame)
-        {
-            try
-            {
-                var reader = new Lz4FrameReader(frame, verifyChecksums: false);
-                int most = 0, blocks = 0;
-                bool independent = false;
-                while (reader.Read())
-                {
-                    if (reader.TokenType == Lz4FrameTokenType.FrameHeader)
-                    {
-                        independent = !reader.Frame.IsLinked;
-                        blocks = 0;
-                    }
-                    else if (reader.TokenType == Lz4FrameTokenType.Block && independent)
-                    {
-                        most = Math.Max(most, ++blocks);
-                    }
-                }
-                return most;
-            }
-            catch (InvalidDataException)
-            {
-                return 0;
-            }
-        }
 
         /// <summary>An independent-block frame with the given block boundaries (a frame need not fill its blocks).</summary>
         internal static byte[] BuildFrame(byte[] payload, List<(int Offset, int Length, bool Raw)> blocks, int blockMaximum, bool contentChecksum, bool blockChecksum)

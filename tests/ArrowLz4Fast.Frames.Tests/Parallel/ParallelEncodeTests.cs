@@ -23,31 +23,6 @@ namespace ArrowLz4Fast.Tests
                 yield return new object[] { blockSize, shape, content, block };
         }
 
-        private static byte[] Payload(string shape, int length, int seed)
-        {
-            var data = new byte[length];
-            switch (shape)
-            {
-                case "mixed":
-                    return TestData.Mixed(length, seed);
-                case "zeros":
-                    return data;
-                case "random":
-                    new Random(seed).NextBytes(data);
-                    return data;
-                case "int64":
-                    for (int i = 0; i + 8 <= length; i += 8)
-                        BinaryPrimitives.WriteInt64LittleEndian(data.AsSpan(i), (i / 8 * 7919L) % 1000003);
-                    return data;
-                default:
-                    // Compresses a little: the frame barely fits, or barely not, in a destination the size of the source.
-                    new Random(seed).NextBytes(data);
-                    for (int i = 0; i < length; i += 61)
-                        data.AsSpan(i, Math.Min(3, length - i)).Clear();
-                    return data;
-            }
-        }
-
         [Theory]
         [MemberData(nameof(Cases))]
         public void Parallel_encode_writes_the_sequential_bytes(int blockSize, string shape, bool contentChecksum, bool blockChecksum)
@@ -59,7 +34,7 @@ namespace ArrowLz4Fast.Tests
                 lengths = lengths.Concat(new[] { blockSize, blockSize - 1, Lz4FrameEncoder.MinimumPieceLength + 4097, 1024 * 1024 + 4097, 2 * 1024 * 1024 + 5 }.Where(l => l <= blockSize)).Distinct().ToArray();
             foreach (int length in lengths)
             {
-                byte[] payload = Payload(shape, length, length ^ blockSize);
+                byte[] payload = TestData.Shaped(shape, length, length ^ blockSize);
                 foreach (int level in blockSize == 65536 ? new[] { 0, 2 } : new[] { 0 })
                     AssertSameAsSequential(payload, new Lz4FrameEncoderOptions(blockSize, level, contentChecksum, blockChecksum));
             }
@@ -98,26 +73,6 @@ namespace ArrowLz4Fast.Tests
             byte[] payload = TestData.Mixed(700_000, 9);
             foreach (int level in new[] { 3, 9 })
                 AssertSameAsSequential(payload, new Lz4FrameEncoderOptions(65536, level, true, false));
-        }
-
-        [Fact]
-        public void The_codec_compresses_in_parallel_to_the_sequential_bytes_and_stores_raw_when_the_frame_would_not_be_smaller()
-        {
-            using var sequential = new Lz4FastCodec(new Lz4FastOptions { MaxDegreeOfParallelism = 1, BlockSize = 65536 });
-            using var parallel = new Lz4FastCodec(new Lz4FastOptions { MaxDegreeOfParallelism = 2, MinimumParallelLength = 1, BlockSize = 65536 });
-            foreach (string shape in new[] { "mixed", "random", "mostly-random", "int64" })
-            {
-                byte[] payload = Payload(shape, 3_000_001, 4);
-                var expected = new byte[payload.Length];
-                var actual = new byte[payload.Length];
-                bool expectedFits = sequential.TryCompress(payload, expected, out int expectedLength);
-                bool actualFits = parallel.TryCompress(payload, actual, out int actualLength);
-                Assert.Equal(expectedFits, actualFits);
-                Assert.Equal(expectedLength, actualLength);
-                Assert.True(expected.AsSpan(0, expectedLength).SequenceEqual(actual.AsSpan(0, actualLength)), shape);
-                if (shape == "random")
-                    Assert.False(actualFits);
-            }
         }
 
         /// <summary>

@@ -16,10 +16,10 @@ namespace ArrowLz4Fast.Tests
         public void Allocation_per_stream_does_not_grow_with_the_block_count()
         {
             byte[] payload = TestData.Mixed(8 << 20, seed: 3);
-            byte[] oneBlock = FrameStreamReadTests.Encode(payload.AsSpan(0, 60_000).ToArray(), new Lz4FrameEncoderOptions(blockSize: 64 * 1024, contentChecksum: true));
-            byte[] manyBlocks = FrameStreamReadTests.Encode(payload, new Lz4FrameEncoderOptions(blockSize: 64 * 1024, contentChecksum: true));
+            byte[] oneBlock = TestData.Encode(payload.AsSpan(0, 60_000).ToArray(), new Lz4FrameEncoderOptions(blockSize: 64 * 1024, contentChecksum: true));
+            byte[] manyBlocks = TestData.Encode(payload, new Lz4FrameEncoderOptions(blockSize: 64 * 1024, contentChecksum: true));
             byte[] linked = TestData.K4osFrame(payload, new LZ4EncoderSettings { ChainBlocks = true, BlockSize = (64 << 10) }, contentSize: false);
-            byte[] big = FrameStreamReadTests.Encode(payload, new Lz4FrameEncoderOptions(blockSize: 4 << 20));
+            byte[] big = TestData.Encode(payload, new Lz4FrameEncoderOptions(blockSize: 4 << 20));
             var buffer = new byte[100_000];
 
             long one = Allocated(oneBlock, buffer);
@@ -39,8 +39,8 @@ namespace ArrowLz4Fast.Tests
             foreach (int blockSize in new[] { 64 * 1024, 4 << 20 })
             {
                 var encoderOptions = new Lz4FrameEncoderOptions(blockSize: blockSize, contentChecksum: true, blockChecksum: true);
-                byte[] half = FrameStreamReadTests.Encode(payload.AsSpan(0, payload.Length / 2).ToArray(), encoderOptions);
-                byte[] whole = FrameStreamReadTests.Encode(payload, encoderOptions);
+                byte[] half = TestData.Encode(payload.AsSpan(0, payload.Length / 2).ToArray(), encoderOptions);
+                byte[] whole = TestData.Encode(payload, encoderOptions);
                 foreach (int read in new[] { 100_000, 4 << 20 })
                 {
                     var buffer = new byte[read];

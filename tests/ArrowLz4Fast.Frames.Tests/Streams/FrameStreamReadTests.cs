@@ -78,7 +78,7 @@ namespace ArrowLz4Fast.Tests
 
         public static IEnumerable<object[]> Crafted()
         {
-            byte[] frame = Encode(TestData.Mixed(200_000, 8), new Lz4FrameEncoderOptions(contentChecksum: true));
+            byte[] frame = TestData.Encode(TestData.Mixed(200_000, 8), new Lz4FrameEncoderOptions(contentChecksum: true));
             byte[] junk = TestData.Mixed(300_000, 9);
             yield return new object[] { "empty", Array.Empty<byte>() };
             yield return new object[] { "three bytes", new byte[] { 4, 0x22, 0x4D } };
@@ -162,7 +162,7 @@ namespace ArrowLz4Fast.Tests
         {
             // Reads of exactly one block each: every byte must come out right whichever path the block took.
             byte[] payload = TestData.Mixed(1 << 20, seed: 5);
-            byte[] frame = Encode(payload, new Lz4FrameEncoderOptions(blockSize: 64 * 1024, blockChecksum: true));
+            byte[] frame = TestData.Encode(payload, new Lz4FrameEncoderOptions(blockSize: 64 * 1024, blockChecksum: true));
             using var stream = new Lz4FrameStream(new MemoryStream(frame), CompressionMode.Decompress);
             var output = new byte[payload.Length + 64 * 1024];
             int total = 0;
@@ -179,7 +179,7 @@ namespace ArrowLz4Fast.Tests
         [Fact]
         public async Task A_cancelled_read_is_cancelled()
         {
-            byte[] frame = Encode(TestData.Mixed(100_000, 1), default);
+            byte[] frame = TestData.Encode(TestData.Mixed(100_000, 1), default);
             using var stream = new Lz4FrameStream(new StallingStream(frame, stallAfter: 20), CompressionMode.Decompress);
             var buffer = new byte[1 << 20];
             await Assert.ThrowsAnyAsync<OperationCanceledException>(() => stream.ReadAsync(buffer, new CancellationToken(canceled: true)).AsTask());
@@ -193,7 +193,7 @@ namespace ArrowLz4Fast.Tests
         [Fact]
         public void Dispose_closes_the_inner_stream_unless_leaveOpen()
         {
-            byte[] frame = Encode(TestData.Mixed(100_000, 1), default);
+            byte[] frame = TestData.Encode(TestData.Mixed(100_000, 1), default);
             var closed = new TrickleStream(frame, 1, 1000);
             var stream = new Lz4FrameStream(closed, CompressionMode.Decompress);
             Assert.True(stream.CanRead);
@@ -215,20 +215,13 @@ namespace ArrowLz4Fast.Tests
         [Fact]
         public void After_an_error_every_read_throws_it_again()
         {
-            byte[] frame = Encode(TestData.Mixed(100_000, 1), new Lz4FrameEncoderOptions(contentChecksum: true));
+            byte[] frame = TestData.Encode(TestData.Mixed(100_000, 1), new Lz4FrameEncoderOptions(contentChecksum: true));
             frame[^2] ^= 1;
             using var stream = new Lz4FrameStream(new MemoryStream(frame), CompressionMode.Decompress);
             var buffer = new byte[1 << 20];
             Lz4FrameException first = FrameErrors.Throws(() => stream.Read(buffer, 0, buffer.Length));
             Lz4FrameException again = FrameErrors.Throws(() => stream.Read(buffer, 0, buffer.Length));
             Assert.Equal(first.Offset, again.Offset);
-        }
-
-        internal static byte[] Encode(byte[] payload, Lz4FrameEncoderOptions options)
-        {
-            var frame = new byte[Lz4FrameEncoder.GetMaxEncodedLength(payload.Length, options)];
-            Assert.True(Lz4FrameEncoder.TryEncode(payload, frame, out int written, options));
-            return frame.AsSpan(0, written).ToArray();
         }
 
         private static int StableSeed(string file)

@@ -1,5 +1,7 @@
 using System;
 using System.Buffers;
+using System.Buffers.Binary;
+using ArrowLz4Fast.Frames;
 using K4os.Compression.LZ4.Streams;
 using Xunit;
 
@@ -61,6 +63,40 @@ namespace ArrowLz4Fast.Tests.Support
                 i += run;
             }
             return data;
+        }
+
+        /// <summary>A payload of a named shape: mixed, zeros, random, int64 or mostly-random.</summary>
+        public static byte[] Shaped(string shape, int length, int seed)
+        {
+            var data = new byte[length];
+            switch (shape)
+            {
+                case "mixed":
+                    return TestData.Mixed(length, seed);
+                case "zeros":
+                    return data;
+                case "random":
+                    new Random(seed).NextBytes(data);
+                    return data;
+                case "int64":
+                    for (int i = 0; i + 8 <= length; i += 8)
+                        BinaryPrimitives.WriteInt64LittleEndian(data.AsSpan(i), (i / 8 * 7919L) % 1000003);
+                    return data;
+                default:
+                    // Compresses a little: the frame barely fits, or barely not, in a destination the size of the source.
+                    new Random(seed).NextBytes(data);
+                    for (int i = 0; i < length; i += 61)
+                        data.AsSpan(i, Math.Min(3, length - i)).Clear();
+                    return data;
+            }
+        }
+
+        /// <summary>One frame of the payload, by the package's encoder.</summary>
+        public static byte[] Encode(byte[] payload, Lz4FrameEncoderOptions options)
+        {
+            var frame = new byte[Lz4FrameEncoder.GetMaxEncodedLength(payload.Length, options)];
+            Assert.True(Lz4FrameEncoder.TryEncode(payload, frame, out int written, options));
+            return frame.AsSpan(0, written).ToArray();
         }
     }
 }

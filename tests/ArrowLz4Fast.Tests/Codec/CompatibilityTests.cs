@@ -68,6 +68,15 @@ namespace ArrowLz4Fast.Tests
             Assert.Equal(frames.Count, direct);
         }
 
+        /// <summary>The block decoder on tables written through Arrow's writer, by the official codec and by ours; the producers' corpus is in ArrowLz4Fast.Frames.Tests (BlockDecoderTests).</summary>
+        [Theory]
+        [InlineData("generated:official")]
+        [InlineData("generated:ArrowLz4Fast")]
+        public void Every_block_Arrow_writers_wrote_decodes_as_K4os_decodes_it_and_fits_its_exact_length(string source)
+        {
+            BlockAgreement.AssertEveryBlockDecodesAsK4os(Frames(source), source);
+        }
+
         internal static List<byte[]> Frames(string source)
         {
             var recorder = new RecordingCodecFactory(new Lz4FastCodecFactory(new OfficialFactory()));

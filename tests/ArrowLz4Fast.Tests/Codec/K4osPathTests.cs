@@ -20,7 +20,7 @@ namespace ArrowLz4Fast.Tests
         public static IEnumerable<object[]> IpcFiles() =>
             Corpus.CommittedIpcFiles().Where(f => !f.Contains("zstd", StringComparison.Ordinal)).Select(f => new object[] { f });
 
-        public static IEnumerable<object[]> MalformedCases() => MalformedCorpusTests.Cases();
+        public static IEnumerable<object[]> MalformedCases() => Support.MalformedCases.All();
 
         [Theory]
         [MemberData(nameof(IpcFiles))]

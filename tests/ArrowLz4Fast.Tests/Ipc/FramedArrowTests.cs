@@ -82,7 +82,7 @@ namespace ArrowLz4Fast.Tests
         public void Corrupt_outer_data_surfaces_as_the_frame_decoders_exception()
         {
             byte[] ipc = Uncompressed(Corpus.Committed("ipc/pyarrow/strings.arrows"));
-            byte[] frame = FrameStreamReadTests.Encode(ipc, new Lz4FrameEncoderOptions(blockSize: 64 * 1024, contentChecksum: true));
+            byte[] frame = TestData.Encode(ipc, new Lz4FrameEncoderOptions(blockSize: 64 * 1024, contentChecksum: true));
             frame[frame.Length / 2] ^= 0x55;
             FrameOutcome reference = FrameStreams.Reference(frame);
             Assert.NotNull(reference.Error);
@@ -108,7 +108,7 @@ namespace ArrowLz4Fast.Tests
         public async System.Threading.Tasks.Task A_wrong_content_checksum_after_the_last_batch_fails_the_read(bool async, int maxChunk)
         {
             byte[] ipc = Uncompressed(Corpus.Committed("ipc/pyarrow/strings.arrows"));
-            byte[] frame = FrameStreamReadTests.Encode(ipc, new Lz4FrameEncoderOptions(blockSize: 64 * 1024, contentChecksum: true));
+            byte[] frame = TestData.Encode(ipc, new Lz4FrameEncoderOptions(blockSize: 64 * 1024, contentChecksum: true));
             frame[frame.Length - 1] ^= 0x01;
             FrameOutcome reference = FrameStreams.Reference(frame);
             Assert.NotNull(reference.Error);
@@ -130,7 +130,7 @@ namespace ArrowLz4Fast.Tests
         [Fact]
         public void The_reader_disposes_the_inner_stream_unless_leaveOpen()
         {
-            byte[] frame = FrameStreamReadTests.Encode(Uncompressed(Corpus.Committed("ipc/pyarrow/empty.arrows")), default);
+            byte[] frame = TestData.Encode(Uncompressed(Corpus.Committed("ipc/pyarrow/empty.arrows")), default);
             var inner = new TrickleStream(frame, 1, 100);
             using (ArrowStreamReader reader = Lz4FramedArrow.CreateStreamReader(inner, leaveOpen: true))
                 Assert.NotNull(reader.Schema);
