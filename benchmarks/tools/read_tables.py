@@ -5,7 +5,8 @@ import os
 import sys
 from collections import defaultdict
 
-here = os.path.dirname(os.path.abspath(__file__))
+# The CSVs are in benchmarks/results/, beside this folder.
+here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results")
 
 
 def ms(text):
