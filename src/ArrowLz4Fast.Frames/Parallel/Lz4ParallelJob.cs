@@ -1,4 +1,5 @@
 using System;
+using System.Diagnostics;
 using System.Runtime.ExceptionServices;
 using System.Threading;
 
@@ -68,6 +69,8 @@ namespace ArrowLz4Fast.Frames
         /// <param name="count">Blocks of the call.</param>
         protected void Prepare(int count)
         {
+            Debug.Assert(count > 0 && count <= MaximumBlocks, "the claim word keeps 16 bits for the block count");
+            Debug.Assert(Volatile.Read(ref _running) == 0, "a job runs one call at a time");
             if (_done.Length < count)
                 _done = new int[Math.Max(count, _done.Length * 2)];
             else
@@ -215,6 +218,7 @@ namespace ArrowLz4Fast.Frames
                     break;
                 _signal.Wait();
             }
+            Debug.Assert(Volatile.Read(ref _active) == 0, "no helper touches the call's memory after it returns");
             Volatile.Write(ref _running, 0);
         }
 
@@ -257,7 +261,8 @@ namespace ArrowLz4Fast.Frames
         private int Execute(ref Lz4ParallelJob? helperSlot)
         {
             int processed = 0;
-            Interlocked.Decrement(ref _queued);
+            int queued = Interlocked.Decrement(ref _queued);
+            Debug.Assert(queued >= 0, "a work item runs only once it was counted queued");
             // Counted as active before reading the claim word, so a caller that saw every block claimed also sees
             // this helper, and waits for it if it claimed one.
             Interlocked.Increment(ref _active);
@@ -277,7 +282,8 @@ namespace ArrowLz4Fast.Frames
                 // once no helper is active, and its next call must find the helper free (and still spinning), not
                 // busy for the few instructions in between (then it would queue a pool item instead).
                 Volatile.Write(ref helperSlot, null);
-                Interlocked.Decrement(ref _active);
+                int active = Interlocked.Decrement(ref _active);
+                Debug.Assert(active >= 0, "a helper stops counting as active once");
                 _signal.Set();
             }
             return processed;
@@ -294,6 +300,7 @@ namespace ArrowLz4Fast.Frames
                     return processed;
                 if (Interlocked.CompareExchange(ref _claim, claim + 1, claim) != claim)
                     continue;
+                Debug.Assert(Volatile.Read(ref _done[index]) == 0, "a block is claimed once per call");
                 ProcessBlock(index);
                 processed++;
                 Volatile.Write(ref _done[index], 1);
@@ -312,36 +319,6 @@ namespace ArrowLz4Fast.Frames
                 long count = (claim >> 16) & 0xFFFF;
                 long exhausted = (claim & ~0xFFFFL) | count;
                 if (claim == exhausted || Interlocked.CompareExchange(ref _claim, exhausted, claim) == claim)
-                    return;
-            }
-        }
-    }
-
-    /// <summary>A small lock-free pool of job objects, so a parallel call allocates no state of its own.</summary>
-    /// <typeparam name="T">The job type.</typeparam>
-    internal static class Lz4JobPool<T>
-        where T : class, new()
-    {
-        private static readonly T?[] s_items = new T?[Math.Max(4, Environment.ProcessorCount * 2)];
-
-        public static T Rent()
-        {
-            T?[] items = s_items;
-            for (int i = 0; i < items.Length; i++)
-            {
-                T? item = Interlocked.Exchange(ref items[i], null);
-                if (item != null)
-                    return item;
-            }
-            return new T();
-        }
-
-        public static void Return(T item)
-        {
-            T?[] items = s_items;
-            for (int i = 0; i < items.Length; i++)
-            {
-                if (Interlocked.CompareExchange(ref items[i], item, null) == null)
                     return;
             }
         }
