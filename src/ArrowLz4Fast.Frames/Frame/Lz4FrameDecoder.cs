@@ -94,7 +94,7 @@ namespace ArrowLz4Fast.Frames
                         if (hashContent)
                             XXH32.Reset(ref contentHash);
                         if (options.Parallelism.IsParallel && !frame.IsLinked && destination.Length - written >= options.Parallelism.MinimumLength)
-                            Lz4ParallelDecoder.DecodeLeadingBlocks(source, destination, ref reader, ref written, verify, hashContent, ref contentHash, options.Parallelism);
+                            Lz4ParallelDecodeJob.DecodeLeadingBlocks(source, destination, ref reader, ref written, verify, hashContent, ref contentHash, options.Parallelism);
                         break;
 
                     case Lz4FrameTokenType.FrameEnd:

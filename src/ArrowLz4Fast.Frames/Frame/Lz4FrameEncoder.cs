@@ -68,7 +68,7 @@ namespace ArrowLz4Fast.Frames
             if (options.ContentChecksum)
                 XXH32.Reset(ref contentHash);
             if (options.Parallelism.IsParallel && source.Length >= options.Parallelism.MinimumLength && source.Length > stride)
-                return Lz4ParallelEncoder.TryEncodeBlocks(source, destination, headerLength, stride, out bytesWritten, options);
+                return Lz4ParallelEncodeJob.TryEncodeBlocks(source, destination, headerLength, stride, out bytesWritten, options);
             if (!EncodeBlocks(source, destination, 0, stride, ref position, ref contentHash, options))
                 return false;
 

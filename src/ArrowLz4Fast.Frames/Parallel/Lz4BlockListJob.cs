@@ -8,7 +8,7 @@ namespace ArrowLz4Fast.Frames
     /// A parallel job over a run of complete blocks of one independent-block frame, whose results are taken in block
     /// order: the leading blocks up to the first one that is not as assumed are kept, and that one is left to the
     /// sequential code, which rejects it (or decodes it) itself. Shared by the span decoder
-    /// (<see cref="Lz4ParallelDecoder"/>) and the stream read-ahead (<see cref="Lz4FrameStreamReadAhead"/>).
+    /// (<see cref="Lz4ParallelDecodeJob"/>) and the stream read-ahead (<see cref="Lz4FrameStreamReadAheadJob"/>).
     /// </summary>
     internal abstract class Lz4BlockListJob : Lz4ParallelJob
     {
@@ -24,7 +24,7 @@ namespace ArrowLz4Fast.Frames
 
         /// <summary>
         /// Reads <paramref name="count"/> block headers from <paramref name="position"/> in <paramref name="input"/>
-        /// (each complete and within the block maximum, as <see cref="Lz4ParallelDecoder.TryNextBlock"/> checked).
+        /// (each complete and within the block maximum, as <see cref="Lz4ParallelDecodeJob.TryNextBlock"/> checked).
         /// </summary>
         protected void SetupBlocks(ReadOnlySpan<byte> input, int position, int count, int checksumLength)
         {

@@ -24,7 +24,7 @@ namespace ArrowLz4Fast.Frames
         private static readonly Helper?[] s_slots = new Helper?[Lz4ParallelTiming.HelperBound];
 
         /// <summary>Held in a retired helper's post slot forever, so no post can land there again.</summary>
-        private static readonly Lz4ParallelJob s_retired = new RetiredMarker();
+        private static readonly Lz4ParallelJob s_retired = new RetiredMarkerJob();
 
         [ThreadStatic]
         private static bool t_isHelperThread;
@@ -211,7 +211,7 @@ namespace ArrowLz4Fast.Frames
         }
 
         /// <summary>The retired-slot marker: a job with nothing to do, never posted to anyone.</summary>
-        private sealed class RetiredMarker : Lz4ParallelJob
+        private sealed class RetiredMarkerJob : Lz4ParallelJob
         {
             protected override void ProcessBlock(int index)
             {

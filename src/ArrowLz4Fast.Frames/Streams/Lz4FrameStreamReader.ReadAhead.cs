@@ -23,15 +23,15 @@ namespace ArrowLz4Fast.Frames
             ReadOnlySpan<byte> input = _in.Array.AsSpan(0, _in.End);
             int position = _in.Start;
             int count = 0;
-            while (count < limit && Lz4ParallelDecoder.TryNextBlock(input, position, blockMaximum, checksumLength, out int next))
+            while (count < limit && Lz4ParallelDecodeJob.TryNextBlock(input, position, blockMaximum, checksumLength, out int next))
             {
                 count++;
                 position = next;
             }
             // A block that would be left alone in the buffered input (the one after it incomplete, or the end mark) joins
             // the batch: by itself it would be decoded on the caller alone. The ring has the window for it.
-            if (count == limit && Lz4ParallelDecoder.TryNextBlock(input, position, blockMaximum, checksumLength, out int last)
-                && !Lz4ParallelDecoder.TryNextBlock(input, last, blockMaximum, checksumLength, out _))
+            if (count == limit && Lz4ParallelDecodeJob.TryNextBlock(input, position, blockMaximum, checksumLength, out int last)
+                && !Lz4ParallelDecodeJob.TryNextBlock(input, last, blockMaximum, checksumLength, out _))
             {
                 count++;
             }
@@ -44,7 +44,7 @@ namespace ArrowLz4Fast.Frames
             int[] lengths = _ahead.Lengths;
             _ahead.Pick(count - direct, direct > 0, blockMaximum);
 
-            int kept = Lz4FrameStreamReadAhead.Decode(
+            int kept = Lz4FrameStreamReadAheadJob.Decode(
                 _in.Array, _in.Start, count, direct, destination.Slice(written), windows, lengths, blockMaximum, checksumLength,
                 _verify, _hashContent, ref _contentHash, _degree, out int directWritten, out int end);
             if (kept == 0)

@@ -26,7 +26,7 @@ namespace ArrowLz4Fast.Frames
     /// <para>
     /// Read-ahead (frames with independent blocks, when the options' parallelism allows more than one thread): when
     /// the next block is due and the input buffer already holds several complete blocks, they are decoded at once on
-    /// the calling thread and helper threads (<see cref="Lz4FrameStreamReadAhead"/>): as many as fit whole in the
+    /// the calling thread and helper threads (<see cref="Lz4FrameStreamReadAheadJob"/>): as many as fit whole in the
     /// caller's buffer straight into it, and up to the degree of parallelism more into pooled windows, one block each,
     /// which later reads serve first (one more when it would be the last complete block buffered, rather than leave it
     /// to be decoded alone). The windows are a ring of the degree plus one (<see cref="Lz4ReadAheadRing"/>), and

@@ -16,7 +16,7 @@ namespace ArrowLz4Fast.Frames
     /// compression. A block whose sequential limit would be smaller (the destination is nearly full) and
     /// every block after it are encoded by the sequential loop itself, so the output never depends on the schedule.
     /// </summary>
-    internal sealed unsafe class Lz4ParallelEncoder : Lz4ParallelJob
+    internal sealed unsafe class Lz4ParallelEncodeJob : Lz4ParallelJob
     {
         private const int Continue = 0;
         private const int Sequential = 1;
@@ -77,7 +77,7 @@ namespace ArrowLz4Fast.Frames
             Lz4FramesEventSource log = Lz4FramesEventSource.Log;
             if (log.IsEnabled())
                 log.ParallelEncode(count);
-            Lz4ParallelEncoder job = Lz4JobPool<Lz4ParallelEncoder>.Rent();
+            Lz4ParallelEncodeJob job = Lz4JobPool<Lz4ParallelEncodeJob>.Rent();
             byte[]? scratch = scratchLength > 0 ? ArrayPool<byte>.Shared.Rent((int)scratchLength) : null;
             try
             {
@@ -250,7 +250,7 @@ namespace ArrowLz4Fast.Frames
             _source = null;
             _destination = null;
             _scratch = null;
-            Lz4JobPool<Lz4ParallelEncoder>.Return(this);
+            Lz4JobPool<Lz4ParallelEncodeJob>.Return(this);
         }
 
         private struct Block

@@ -21,7 +21,7 @@ namespace ArrowLz4Fast.Frames
     /// its place only (the stride, or what is left of the destination), so blocks never write over each other; a block
     /// the sequential path would have given more room and that does not fit there is left to the sequential path.
     /// </remarks>
-    internal sealed unsafe class Lz4ParallelDecoder : Lz4BlockListJob
+    internal sealed unsafe class Lz4ParallelDecodeJob : Lz4BlockListJob
     {
         private byte* _source;
         private byte* _destination;
@@ -83,7 +83,7 @@ namespace ArrowLz4Fast.Frames
             if (count < 2 || Math.Min(count * (long)stride, remaining) < parallelism.MinimumLength)
                 return;
 
-            Lz4ParallelDecoder job = Lz4JobPool<Lz4ParallelDecoder>.Rent();
+            Lz4ParallelDecodeJob job = Lz4JobPool<Lz4ParallelDecodeJob>.Rent();
             try
             {
                 fixed (byte* sourcePointer = source)
@@ -177,7 +177,7 @@ namespace ArrowLz4Fast.Frames
         {
             _source = null;
             _destination = null;
-            Lz4JobPool<Lz4ParallelDecoder>.Return(this);
+            Lz4JobPool<Lz4ParallelDecodeJob>.Return(this);
         }
     }
 }

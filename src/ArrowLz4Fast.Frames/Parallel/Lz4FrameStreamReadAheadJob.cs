@@ -13,7 +13,7 @@ namespace ArrowLz4Fast.Frames
     /// reach it. A block in the caller's buffer that decodes short (a frame need not fill its blocks) leaves a gap
     /// before the next one: the blocks after it are moved down behind it as they are taken, in order.
     /// </summary>
-    internal sealed unsafe class Lz4FrameStreamReadAhead : Lz4BlockListJob
+    internal sealed unsafe class Lz4FrameStreamReadAheadJob : Lz4BlockListJob
     {
         private byte[] _input = Array.Empty<byte>();
         private byte[]?[] _windows = Array.Empty<byte[]?>();
@@ -27,7 +27,7 @@ namespace ArrowLz4Fast.Frames
 
         /// <summary>
         /// Decodes <paramref name="count"/> blocks that start at <paramref name="position"/> in <paramref name="input"/>
-        /// (each complete and within the block maximum, as <see cref="Lz4ParallelDecoder.TryNextBlock"/> checked): the
+        /// (each complete and within the block maximum, as <see cref="Lz4ParallelDecodeJob.TryNextBlock"/> checked): the
         /// first <paramref name="direct"/> into <paramref name="destination"/>, the others into
         /// <paramref name="windows"/>[0..]. Returns how many leading blocks are kept, with the bytes written to
         /// <paramref name="destination"/>, the decoded length of each kept window in <paramref name="windowLengths"/>,
@@ -50,7 +50,7 @@ namespace ArrowLz4Fast.Frames
             out int directWritten,
             out int end)
         {
-            Lz4FrameStreamReadAhead job = Lz4JobPool<Lz4FrameStreamReadAhead>.Rent();
+            Lz4FrameStreamReadAheadJob job = Lz4JobPool<Lz4FrameStreamReadAheadJob>.Rent();
             try
             {
                 fixed (byte* destinationPointer = destination)
@@ -86,7 +86,7 @@ namespace ArrowLz4Fast.Frames
                 job._input = Array.Empty<byte>();
                 job._windows = Array.Empty<byte[]?>();
                 job._destination = null;
-                Lz4JobPool<Lz4FrameStreamReadAhead>.Return(job);
+                Lz4JobPool<Lz4FrameStreamReadAheadJob>.Return(job);
             }
         }
 
