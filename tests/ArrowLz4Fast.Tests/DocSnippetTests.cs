@@ -174,10 +174,10 @@ namespace ArrowLz4Fast.Tests
         {
             byte[] payload = TestData.Mixed(1 << 20, seed: 9);
             string path = Path.Combine(Path.GetTempPath(), $"readme-doc-{Environment.ProcessId}.lz4");
-            File.WriteAllBytes(path, FrameStreamReadTests.Encode(payload, default));
+            File.WriteAllBytes(path, TestData.Encode(payload, default));
             var destination = new MemoryStream();
             byte[] ipc = FramedArrowTests.Uncompressed(Corpus.Committed("ipc/pyarrow/tiny_batches.arrows"));
-            Stream responseStream = new MemoryStream(FrameStreamReadTests.Encode(ipc, default));
+            Stream responseStream = new MemoryStream(TestData.Encode(ipc, default));
             try
             {
                 // SNIPPET

@@ -18,7 +18,7 @@ namespace ArrowLz4Fast.Tests
         {
             byte[] payload = TestData.Mixed(1 << 20, 4);
             string path = Path.Combine(Path.GetTempPath(), $"streams-doc-{System.Environment.ProcessId}.lz4");
-            File.WriteAllBytes(path, FrameStreamReadTests.Encode(payload, new Lz4FrameEncoderOptions(contentChecksum: true)));
+            File.WriteAllBytes(path, TestData.Encode(payload, new Lz4FrameEncoderOptions(contentChecksum: true)));
             var destination = new MemoryStream();
             try
             {
@@ -37,7 +37,7 @@ namespace ArrowLz4Fast.Tests
         public void The_one_shot_example()
         {
             byte[] payload = TestData.Mixed(1 << 20, 5);
-            byte[] frameBytes = FrameStreamReadTests.Encode(payload, default);
+            byte[] frameBytes = TestData.Encode(payload, default);
             long sum = 0;
 
             void Process(ReadOnlySpan<byte> content)
@@ -62,7 +62,7 @@ namespace ArrowLz4Fast.Tests
         public void The_arrow_example()
         {
             byte[] ipc = FramedArrowTests.Uncompressed(Corpus.Committed("ipc/pyarrow/tiny_batches.arrows"));
-            Stream responseStream = new MemoryStream(FrameStreamReadTests.Encode(ipc, new Lz4FrameEncoderOptions(blockSize: 4 << 20)));
+            Stream responseStream = new MemoryStream(TestData.Encode(ipc, new Lz4FrameEncoderOptions(blockSize: 4 << 20)));
             long rows = 0;
 
             // docs/streams.md: the CloudFetch shape

@@ -1,4 +1,5 @@
 using System;
+using System.Diagnostics;
 using System.Threading;
 
 namespace ArrowLz4Fast.Memory
@@ -48,6 +49,7 @@ namespace ArrowLz4Fast.Memory
                     break;
                 }
                 block = _items[count - 1];
+                Debug.Assert(count <= _items.Length, "the count never passes the entries");
                 _items[count - 1] = default;
                 Volatile.Write(ref _count, count - 1);
                 Exit();
@@ -91,6 +93,10 @@ namespace ArrowLz4Fast.Memory
             while (Volatile.Read(ref _lock) != 0 || Interlocked.CompareExchange(ref _lock, 1, 0) != 0);
         }
 
-        private void Exit() => Volatile.Write(ref _lock, 0);
+        private void Exit()
+        {
+            Debug.Assert(_lock == 1, "only the holder of the list's lock leaves it");
+            Volatile.Write(ref _lock, 0);
+        }
     }
 }

@@ -1,4 +1,5 @@
 using System;
+using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Threading;
 
@@ -141,6 +142,7 @@ namespace ArrowLz4Fast.Memory
             bool kept = count < Capacity && CachedBytes + size <= MaxBytes;
             if (kept)
             {
+                Debug.Assert(_blocks[classIndex * Capacity + count].Slab is null, "a cache slot above the count is empty");
                 _blocks[classIndex * Capacity + count] = block;
                 _counts[classIndex] = (byte)(count + 1);
                 CachedBytes += size;
@@ -172,6 +174,7 @@ namespace ArrowLz4Fast.Memory
                 _blocks[slot] = default;
                 _counts[classIndex] = (byte)(count - 1);
                 CachedBytes -= size;
+                Debug.Assert(CachedBytes >= 0, "the cache counts only the bytes of the blocks it holds");
                 Activity++;
             }
             else

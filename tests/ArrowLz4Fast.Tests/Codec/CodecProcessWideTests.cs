@@ -1,0 +1,72 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Text.Json;
+using System.Threading;
+using System.Threading.Tasks;
+using ArrowLz4Fast.Frames;
+using ArrowLz4Fast.Memory;
+using ArrowLz4Fast.Tests.Support;
+using K4os.Compression.LZ4.Streams;
+using Xunit;
+using Xunit.Abstractions;
+
+namespace ArrowLz4Fast.Tests
+{
+    /// <summary>The codec's parallel calls measured process-wide: serial, so that other tests do not show up in the count.</summary>
+    [Collection(SerialTests.Name)]
+    public class CodecProcessWideTests
+    {
+        private readonly ITestOutputHelper _output;
+
+        public CodecProcessWideTests(ITestOutputHelper output) => _output = output;
+
+        [Fact]
+        public void A_parallel_call_allocates_a_small_constant_and_nothing_per_block()
+        {
+            // 46 and 183 blocks of 64 KiB: the allocation must not grow with the block count.
+            var works = new[] { new ParallelWork(65536, 7), new ParallelWork(65536, 8) };
+            byte[] big = TestData.Mixed(12_000_000, 9);
+            var bigOptions = new Lz4FrameEncoderOptions(65536, 0, true, false);
+            var bigFrame = new byte[Lz4FrameEncoder.GetMaxEncodedLength(big.Length, bigOptions)];
+            Assert.True(Lz4FrameEncoder.TryEncode(big, bigFrame, out int bigLength, bigOptions));
+            using var codec = new Lz4FastCodec(new Lz4FastOptions { MaxDegreeOfParallelism = 2, MinimumParallelLength = 1, BlockSize = 65536 });
+
+            var results = new List<string>();
+            foreach ((byte[] payload, byte[] frame) in new[] { (works[0].Payload, works[0].Frame), (big, bigFrame.AsSpan(0, bigLength).ToArray()) })
+            {
+                var output = new byte[payload.Length];
+                var encoded = new byte[payload.Length];
+                for (int i = 0; i < 20; i++)
+                {
+                    codec.Decompress(frame, output);
+                    codec.TryCompress(payload, encoded, out _);
+                }
+                Thread.Sleep(100);
+
+                const int Calls = 100;
+                long thread = GC.GetAllocatedBytesForCurrentThread();
+                long total = GC.GetTotalAllocatedBytes(precise: true);
+                for (int i = 0; i < Calls; i++)
+                    codec.Decompress(frame, output);
+                long decodeThread = GC.GetAllocatedBytesForCurrentThread() - thread;
+                long decodeTotal = GC.GetTotalAllocatedBytes(precise: true) - total;
+
+                thread = GC.GetAllocatedBytesForCurrentThread();
+                total = GC.GetTotalAllocatedBytes(precise: true);
+                for (int i = 0; i < Calls; i++)
+                    codec.TryCompress(payload, encoded, out _);
+                long encodeThread = GC.GetAllocatedBytesForCurrentThread() - thread;
+                long encodeTotal = GC.GetTotalAllocatedBytes(precise: true) - total;
+
+                string line = $"{payload.Length} bytes, {(payload.Length + 65535) / 65536} blocks: decode {decodeThread / Calls} B on the caller, {decodeTotal / Calls} B in the process per call; encode {encodeThread / Calls} B / {encodeTotal / Calls} B";
+                results.Add(line);
+                _output.WriteLine(line);
+                Assert.True(decodeThread / Calls <= 256 && encodeThread / Calls <= 256, line);
+                // The process-wide figure includes whatever else the runtime allocates meanwhile; per block it must be nothing.
+                Assert.True(decodeTotal / Calls <= 1024 && encodeTotal / Calls <= 1024, line);
+            }
+        }
+    }
+}
