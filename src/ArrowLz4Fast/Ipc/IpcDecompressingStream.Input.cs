@@ -142,8 +142,7 @@ namespace ArrowLz4Fast
                         if (got < _message.BodyLength)
                             IpcErrors.ThrowTruncated(_position, "a message body", _message.BodyLength, got);
                         // Read after the fill: the fill may have replaced the body buffer with a larger one.
-                        _bodySource = _body;
-                        _bodyStart = 0;
+                        _bodySource = _body.AsMemory(0, (int)_message.BodyLength);
                         FinishCompressed(_reader, _message, _metadataLength);
                         return false;
                     default:
@@ -153,21 +152,31 @@ namespace ArrowLz4Fast
         }
 
         /// <summary>
-        /// Decodes the body from where it is when the input is a <see cref="MemoryStream"/> whose array is exposed and
-        /// holds the whole body, and moves the input past it: the body is not copied (issue #35). Only that exact type:
-        /// a derived stream may read otherwise than its array says.
+        /// Decodes the body from where it is, and moves the input past it, when the input holds it in memory: the
+        /// stream of the <see cref="ReadOnlyMemory{T}"/> constructor, or exactly a <see cref="MemoryStream"/> whose
+        /// array is exposed and holds the whole body (a derived stream may read otherwise than its array says). The body
+        /// is then not copied (issue #35).
         /// </summary>
         private bool TryBorrowBody(int length)
         {
-            if (_lookaheadStart < _lookaheadEnd || _input.GetType() != typeof(MemoryStream))
+            if (_lookaheadStart < _lookaheadEnd)
                 return false;
-            var memory = (MemoryStream)_input;
-            long at = memory.Position;
-            if (!memory.TryGetBuffer(out ArraySegment<byte> array) || at > array.Count - (long)length)
-                return false;
-            _bodySource = array.Array!;
-            _bodyStart = array.Offset + (int)at;
-            memory.Position = at + length;
+            if (_input is ReadOnlyMemoryStream memory)
+            {
+                if (!memory.TryTake(length, out _bodySource))
+                    return false;
+            }
+            else
+            {
+                if (_input.GetType() != typeof(MemoryStream))
+                    return false;
+                var stream = (MemoryStream)_input;
+                long at = stream.Position;
+                if (!stream.TryGetBuffer(out ArraySegment<byte> array) || at > array.Count - (long)length)
+                    return false;
+                _bodySource = new ReadOnlyMemory<byte>(array.Array, array.Offset + (int)at, length);
+                stream.Position = at + length;
+            }
             _position += length;
             return true;
         }
@@ -253,7 +262,6 @@ namespace ArrowLz4Fast
         /// <summary>Lays the read body out for decoding and queues the metadata rewritten for the decompressed body.</summary>
         private void FinishCompressed(FlatReader reader, in IpcMessage message, int length)
         {
-            _bodyLength = (int)message.BodyLength;
             long output = IpcBodyLayout.Compute(reader, message, CompressedBody, _bodyOffset, _items, _maxBodyLength);
             _itemCount = message.BufferCount;
             int rewritten = IpcBodyLayout.Rewrite(_header, 8, length, _bodyOffset - length, message, _items, output);
@@ -264,8 +272,8 @@ namespace ArrowLz4Fast
             BeginHeader(8 + rewritten, output > 0 ? State.Body : State.NextMessage);
         }
 
-        /// <summary>The compressed body being served: in the body buffer, or borrowed from a <see cref="MemoryStream"/> input.</summary>
-        private ReadOnlySpan<byte> CompressedBody => _bodySource.AsSpan(_bodyStart, _bodyLength);
+        /// <summary>The compressed body being served: in the body buffer, or borrowed from an input in memory.</summary>
+        private ReadOnlySpan<byte> CompressedBody => _bodySource.Span;
 
         private void BeginHeader(int length, State next)
         {

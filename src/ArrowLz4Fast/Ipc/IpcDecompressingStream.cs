@@ -57,9 +57,7 @@ namespace ArrowLz4Fast
         private int _headerRead;
 
         private byte[] _body;
-        private byte[] _bodySource = Array.Empty<byte>();
-        private int _bodyStart;
-        private int _bodyLength;
+        private ReadOnlyMemory<byte> _bodySource;
         private long _bodyOffset;
         private IpcBufferItem[] _items = Array.Empty<IpcBufferItem>();
         private int _itemCount;
@@ -93,6 +91,34 @@ namespace ArrowLz4Fast
         {
         }
 
+        /// <summary>
+        /// Wraps an LZ4_FRAME body-compressed Arrow IPC stream or file held in memory (a file's bytes, a memory-mapped
+        /// region, a network buffer): each compressed body is decoded from where it lies, without a copy.
+        /// </summary>
+        /// <param name="input">The compressed IPC stream (or file). It must not change while this stream is read: bodies are decoded from it when the reader reads them.</param>
+        public IpcDecompressingStream(ReadOnlyMemory<byte> input)
+            : this(input, null, DefaultMaxBodyLength)
+        {
+        }
+
+        /// <summary>Wraps an LZ4_FRAME body-compressed Arrow IPC stream or file held in memory, with settings.</summary>
+        /// <param name="input">The compressed IPC stream (or file); it must not change while this stream is read.</param>
+        /// <param name="options">Checksum and parallelism settings, as for the <see cref="Stream"/> constructor; <see langword="null"/> for the defaults.</param>
+        public IpcDecompressingStream(ReadOnlyMemory<byte> input, Lz4FastOptions? options)
+            : this(input, options, DefaultMaxBodyLength)
+        {
+        }
+
+        /// <summary>Wraps an LZ4_FRAME body-compressed Arrow IPC stream or file held in memory, with settings and a body limit.</summary>
+        /// <param name="input">The compressed IPC stream (or file); it must not change while this stream is read.</param>
+        /// <param name="options">Checksum and parallelism settings; <see langword="null"/> for the defaults.</param>
+        /// <param name="maxBodyLength">The longest decompressed body a message may declare.</param>
+        /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxBodyLength"/> is negative or more than <see cref="DefaultMaxBodyLength"/>.</exception>
+        public IpcDecompressingStream(ReadOnlyMemory<byte> input, Lz4FastOptions? options, long maxBodyLength)
+            : this(new ReadOnlyMemoryStream(input), options, leaveOpen: false, maxBodyLength, drainAtEnd: false)
+        {
+        }
+
         /// <param name="input">The compressed IPC stream.</param>
         /// <param name="options">Checksum and parallelism settings.</param>
         /// <param name="leaveOpen">Leave <paramref name="input"/> open when disposed.</param>
@@ -116,7 +142,7 @@ namespace ArrowLz4Fast
             _body = ArrayPool<byte>.Shared.Rent(InitialChunk);
         }
 
-        /// <summary>The compressed stream this stream reads.</summary>
+        /// <summary>The compressed stream this stream reads (for the <see cref="ReadOnlyMemory{T}"/> constructor, a read-only stream over that memory).</summary>
         public Stream BaseStream => _input;
 
         /// <inheritdoc/>
@@ -206,7 +232,7 @@ namespace ArrowLz4Fast
             ArrayPool<byte>.Shared.Return(_body);
             _header = Array.Empty<byte>();
             _body = Array.Empty<byte>();
-            _bodySource = Array.Empty<byte>();
+            _bodySource = default;
             if (_window is not null)
             {
                 ArrayPool<byte>.Shared.Return(_window);

@@ -187,8 +187,9 @@ namespace ArrowLz4Fast.Tests
         [Fact]
         public void Constructor_checks_its_arguments()
         {
-            Assert.Throws<ArgumentNullException>(() => new IpcDecompressingStream(null!));
+            Assert.Throws<ArgumentNullException>(() => new IpcDecompressingStream((Stream)null!));
             Assert.Throws<ArgumentOutOfRangeException>(() => new IpcDecompressingStream(new MemoryStream(), maxBodyLength: -1));
+            Assert.Throws<ArgumentOutOfRangeException>(() => new IpcDecompressingStream(new byte[8], null, maxBodyLength: -1));
             using var stream = new IpcDecompressingStream(new MemoryStream());
             Assert.True(stream.CanRead);
             Assert.False(stream.CanSeek);

@@ -25,16 +25,17 @@ namespace ArrowLz4Fast.Tests
         private const string Numeric = "ipc/pyarrow/numeric.arrows";
         private const string Strings = "ipc/pyarrow/strings.arrows";
 
-        /// <summary>How the wrapper gets its input: a MemoryStream (the body is borrowed), any other stream (copied), or read asynchronously.</summary>
+        /// <summary>How the wrapper gets its input: a MemoryStream or a ReadOnlyMemory (the body is borrowed), any other stream (copied), or read asynchronously.</summary>
         public enum Input
         {
             Memory,
+            ReadOnlyMemory,
             Copied,
             Async,
         }
 
         public static IEnumerable<object[]> Cases(bool shared) =>
-            from input in new[] { Input.Memory, Input.Copied, Input.Async }
+            from input in new[] { Input.Memory, Input.ReadOnlyMemory, Input.Copied, Input.Async }
             from degree in new[] { (1, 262144), (2, 262144), (2, 1) }
             select new object[] { shared ? Numeric : Strings, input, degree.Item1, degree.Item2 };
 
@@ -59,6 +60,7 @@ namespace ArrowLz4Fast.Tests
         /// </summary>
         [SharedCorpusTheory]
         [InlineData(Input.Memory)]
+        [InlineData(Input.ReadOnlyMemory)]
         [InlineData(Input.Copied)]
         public async Task Large_frames_of_independent_blocks_are_split_into_block_ranges(Input input)
         {
@@ -78,6 +80,7 @@ namespace ArrowLz4Fast.Tests
         [Theory]
         [InlineData(Input.Memory, 1)]
         [InlineData(Input.Memory, 2)]
+        [InlineData(Input.ReadOnlyMemory, 2)]
         [InlineData(Input.Copied, 2)]
         [InlineData(Input.Async, 2)]
         public async Task A_bad_block_in_a_split_frame_fails_as_the_sequential_path_does(Input input, int degree)
@@ -122,8 +125,9 @@ namespace ArrowLz4Fast.Tests
         private static async Task<List<RecordBatch>> Read(byte[] bytes, Input input, Lz4FastOptions options)
         {
             Stream source = input == Input.Copied ? new BufferedStream(new MemoryStream(bytes, writable: false)) : new MemoryStream(bytes, writable: false);
+            IpcDecompressingStream wrapper = input == Input.ReadOnlyMemory ? new IpcDecompressingStream(bytes, options) : new IpcDecompressingStream(source, options);
             var batches = new List<RecordBatch>();
-            using var reader = new ArrowStreamReader(new IpcDecompressingStream(source, options), SlabMemoryAllocator.Shared);
+            using var reader = new ArrowStreamReader(wrapper, SlabMemoryAllocator.Shared);
             try
             {
                 while ((input == Input.Async ? await reader.ReadNextRecordBatchAsync() : reader.ReadNextRecordBatch()) is RecordBatch batch)
