@@ -65,36 +65,68 @@ namespace ArrowLz4Fast.Frames
             return Read(source, offset, offset);
         }
 
+        /// <summary>
+        /// Parses the frame header that starts at <paramref name="offset"/> as <see cref="Read(ReadOnlySpan{byte}, int)"/>
+        /// does, without throwing: for a caller that only asks what a frame looks like and leaves rejecting a malformed one
+        /// to the decoder.
+        /// </summary>
+        /// <param name="source">The whole input.</param>
+        /// <param name="offset">Where the frame's magic number starts.</param>
+        /// <param name="descriptor">The descriptor, or <see langword="default"/> when the method returns <see langword="false"/>.</param>
+        /// <returns><see langword="true"/> when a whole, valid header starts at <paramref name="offset"/>.</returns>
+        /// <exception cref="ArgumentOutOfRangeException"><paramref name="offset"/> lies outside <paramref name="source"/>.</exception>
+        public static bool TryRead(ReadOnlySpan<byte> source, int offset, out Lz4FrameDescriptor descriptor)
+        {
+            if ((uint)offset > (uint)source.Length) throw new ArgumentOutOfRangeException(nameof(offset));
+            return Parse(source.Slice(offset), out descriptor, out _) == Fault.None;
+        }
+
         /// <summary>The header at <paramref name="offset"/>, with errors placed at <paramref name="at"/> (the stream decoder's offset) instead.</summary>
         internal static Lz4FrameDescriptor Read(ReadOnlySpan<byte> source, int offset, long at)
         {
-            int available = source.Length - offset;
-            if (available < Lz4FrameConstants.MinimumHeaderLength)
-                Lz4FrameErrors.ThrowTruncated(at, "the frame header", Lz4FrameConstants.MinimumHeaderLength, available);
-
             ReadOnlySpan<byte> header = source.Slice(offset);
-            uint magic = BinaryPrimitives.ReadUInt32LittleEndian(header);
-            if (magic != Lz4FrameConstants.FrameMagic)
-                Lz4FrameErrors.Throw(at, $"expected the LZ4 frame magic number 0x184D2204 but found 0x{magic:X8}");
+            Fault fault = Parse(header, out Lz4FrameDescriptor descriptor, out int needed);
+            if (fault != Fault.None)
+                Throw(header, fault, needed, at);
+            return descriptor;
+        }
+
+        // What is wrong with a header, so that Read and TryRead share one parse and only Read words the error.
+        private enum Fault
+        {
+            None,
+            Truncated,
+            Magic,
+            Version,
+            ReservedFlg,
+            ReservedBd,
+            BlockSizeId,
+            Checksum,
+        }
+
+        private static Fault Parse(ReadOnlySpan<byte> header, out Lz4FrameDescriptor descriptor, out int needed)
+        {
+            descriptor = default;
+            needed = Lz4FrameConstants.MinimumHeaderLength;
+            if (header.Length < needed)
+                return Fault.Truncated;
+            if (BinaryPrimitives.ReadUInt32LittleEndian(header) != Lz4FrameConstants.FrameMagic)
+                return Fault.Magic;
 
             byte flg = header[4];
             byte bd = header[5];
             if ((flg & Lz4FrameConstants.FlagVersionMask) != Lz4FrameConstants.FlagVersion01)
-                Lz4FrameErrors.Throw(at + 4, $"frame version bits are {Convert.ToString(flg >> 6, 2).PadLeft(2, '0')} in FLG 0x{flg:X2}; only version 01 is defined");
+                return Fault.Version;
             if ((flg & Lz4FrameConstants.FlagReserved) != 0)
-                Lz4FrameErrors.Throw(at + 4, $"reserved bit 1 of FLG 0x{flg:X2} is set");
+                return Fault.ReservedFlg;
             if ((bd & Lz4FrameConstants.BdReservedMask) != 0)
-                Lz4FrameErrors.Throw(at + 5, $"reserved bits of BD 0x{bd:X2} are set");
-            int blockSizeId = (bd >> 4) & 0x07;
-            if (blockSizeId < 4)
-                Lz4FrameErrors.Throw(at + 5, $"block maximum size ID {blockSizeId} in BD 0x{bd:X2} is undefined (must be 4 to 7)");
+                return Fault.ReservedBd;
+            if (((bd >> 4) & 0x07) < 4)
+                return Fault.BlockSizeId;
 
-            int descriptorLength = 2
-                + ((flg & Lz4FrameConstants.FlagContentSize) != 0 ? 8 : 0)
-                + ((flg & Lz4FrameConstants.FlagDictionaryId) != 0 ? 4 : 0);
-            int headerLength = 4 + descriptorLength + 1;
-            if (available < headerLength)
-                Lz4FrameErrors.ThrowTruncated(at, "the frame header", headerLength, available);
+            needed = HeaderLengthOf(flg);
+            if (header.Length < needed)
+                return Fault.Truncated;
 
             int cursor = 6;
             ulong contentSize = 0;
@@ -109,13 +141,50 @@ namespace ArrowLz4Fast.Frames
                 dictionaryId = BinaryPrimitives.ReadUInt32LittleEndian(header.Slice(cursor));
                 cursor += 4;
             }
+            if (header[cursor] != HeaderChecksum(header, cursor))
+                return Fault.Checksum;
 
-            byte expected = header[cursor];
-            byte actual = (byte)(XXH32.DigestOf(header.Slice(4, descriptorLength)) >> 8);
-            if (expected != actual)
-                Lz4FrameErrors.Throw(at + cursor, $"header checksum is 0x{expected:X2} but the descriptor hashes to 0x{actual:X2}");
+            descriptor = new Lz4FrameDescriptor(flg, bd, contentSize, dictionaryId, needed);
+            return Fault.None;
+        }
 
-            return new Lz4FrameDescriptor(flg, bd, contentSize, dictionaryId, headerLength);
+        /// <summary>Magic, descriptor (FLG, BD, optional content size and dictionary ID) and header checksum.</summary>
+        private static int HeaderLengthOf(byte flg) =>
+            4 + 2
+            + ((flg & Lz4FrameConstants.FlagContentSize) != 0 ? 8 : 0)
+            + ((flg & Lz4FrameConstants.FlagDictionaryId) != 0 ? 4 : 0)
+            + 1;
+
+        /// <summary>The second byte of the descriptor's xxHash32, which the header checksum byte at <paramref name="cursor"/> must equal.</summary>
+        private static byte HeaderChecksum(ReadOnlySpan<byte> header, int cursor) => (byte)(XXH32.DigestOf(header.Slice(4, cursor - 4)) >> 8);
+
+        private static void Throw(ReadOnlySpan<byte> header, Fault fault, int needed, long at)
+        {
+            switch (fault)
+            {
+                case Fault.Truncated:
+                    Lz4FrameErrors.ThrowTruncated(at, "the frame header", needed, header.Length);
+                    break;
+                case Fault.Magic:
+                    Lz4FrameErrors.Throw(at, $"expected the LZ4 frame magic number 0x184D2204 but found 0x{BinaryPrimitives.ReadUInt32LittleEndian(header):X8}");
+                    break;
+                case Fault.Version:
+                    Lz4FrameErrors.Throw(at + 4, $"frame version bits are {Convert.ToString(header[4] >> 6, 2).PadLeft(2, '0')} in FLG 0x{header[4]:X2}; only version 01 is defined");
+                    break;
+                case Fault.ReservedFlg:
+                    Lz4FrameErrors.Throw(at + 4, $"reserved bit 1 of FLG 0x{header[4]:X2} is set");
+                    break;
+                case Fault.ReservedBd:
+                    Lz4FrameErrors.Throw(at + 5, $"reserved bits of BD 0x{header[5]:X2} are set");
+                    break;
+                case Fault.BlockSizeId:
+                    Lz4FrameErrors.Throw(at + 5, $"block maximum size ID {(header[5] >> 4) & 0x07} in BD 0x{header[5]:X2} is undefined (must be 4 to 7)");
+                    break;
+                default:
+                    int cursor = needed - 1;
+                    Lz4FrameErrors.Throw(at + cursor, $"header checksum is 0x{header[cursor]:X2} but the descriptor hashes to 0x{HeaderChecksum(header, cursor):X2}");
+                    break;
+            }
         }
 
         /// <inheritdoc />

@@ -1,6 +1,5 @@
 using System;
 using System.Buffers;
-using System.Buffers.Binary;
 using System.IO;
 using ArrowLz4Fast.Frames;
 
@@ -23,6 +22,7 @@ namespace ArrowLz4Fast.Ipc
         private readonly int _degree;
         private readonly int _minimumParallelLength;
         private Lz4FrameBatchItem[] _batch = Array.Empty<Lz4FrameBatchItem>();
+        private int[] _splits = Array.Empty<int>();
 
         public IpcBodyDecoder(Lz4FastOptions options)
         {
@@ -65,7 +65,9 @@ namespace ArrowLz4Fast.Ipc
             {
                 Release();
                 _batch = ArrayPool<Lz4FrameBatchItem>.Shared.Rent(count);
+                _splits = ArrayPool<int>.Shared.Rent(count);
             }
+            // Each buffer is looked at once: decoded whole (in the batch) or split (its index kept, in body order).
             int n = 0;
             int split = 0;
             for (int i = 0; i < count; i++)
@@ -78,23 +80,19 @@ namespace ArrowLz4Fast.Ipc
                         IpcBufferDecoder.Decode(body, destination, in item, bodyOffset, _sequential);
                     continue;
                 }
+                if (item.Length == 0 && item.Raw)
+                    continue;
                 if (Splits(body, in item))
-                    split++;
-                else if (item.Length > 0 || !item.Raw)
+                    _splits[split++] = i;
+                else
                     _batch[n++] = new Lz4FrameBatchItem(item.Source, item.SourceLength, item.Destination, item.Length, item.Raw);
             }
             try
             {
                 if (n > 0)
                     Lz4FrameDecoder.DecodeBatch(body, destination, _batch.AsSpan(0, n), _bufferParallel);
-                for (int i = 0; split > 0 && i < count; i++)
-                {
-                    if (Splits(body, in items[i]))
-                    {
-                        IpcBufferDecoder.Decode(body, destination, in items[i], bodyOffset, _blockParallel);
-                        split--;
-                    }
-                }
+                for (int i = 0; i < split; i++)
+                    IpcBufferDecoder.Decode(body, destination, in items[_splits[i]], bodyOffset, _blockParallel);
             }
             catch (Exception e) when (e is InvalidDataException || e is NotSupportedException)
             {
@@ -111,30 +109,27 @@ namespace ArrowLz4Fast.Ipc
         /// helper costs little beside decoding them (four times the minimum parallel length), in at least
         /// <see cref="MinimumBlocks"/> blocks: each split buffer ends with a wait for its last block, so a frame of a
         /// few large blocks (1 MiB in 256 KiB blocks) is shared better whole, among the other buffers.
-        /// Reads the frame's first six bytes only; a malformed header is the decoder's to reject.
+        /// Only the frame's header is read, and a malformed one is the decoder's to reject.
         /// </summary>
-        private bool Splits(ReadOnlySpan<byte> body, in IpcBufferItem item)
-        {
-            if (item.Raw || item.SourceLength < 6 || item.Length < 4L * _minimumParallelLength)
-                return false;
-            ReadOnlySpan<byte> frame = body.Slice(item.Source, 6);
-            // LZ4 frame header: magic 0x184D2204, FLG (bit 5: blocks are independent), BD (bits 4-6: block maximum id).
-            if (BinaryPrimitives.ReadUInt32LittleEndian(frame) != FrameMagic || (frame[4] & BlockIndependence) == 0)
-                return false;
-            int id = (frame[5] >> 4) & 7;
-            return id >= 4 && item.Length >= (long)MinimumBlocks << (8 + 2 * id);
-        }
+        private bool Splits(ReadOnlySpan<byte> body, in IpcBufferItem item) =>
+            !item.Raw
+            && item.Length >= 4L * _minimumParallelLength
+            && Lz4FrameDescriptor.TryRead(body.Slice(item.Source, item.SourceLength), 0, out Lz4FrameDescriptor frame)
+            && !frame.IsLinked
+            && item.Length >= (long)MinimumBlocks * frame.BlockMaximumSize;
 
         private const int MinimumBlocks = 8;
-        private const uint FrameMagic = 0x184D2204;
-        private const byte BlockIndependence = 0x20;
 
-        /// <summary>Returns the pooled batch array.</summary>
+        /// <summary>Returns the pooled arrays.</summary>
         public void Release()
         {
             if (_batch.Length > 0)
+            {
                 ArrayPool<Lz4FrameBatchItem>.Shared.Return(_batch);
+                ArrayPool<int>.Shared.Return(_splits);
+            }
             _batch = Array.Empty<Lz4FrameBatchItem>();
+            _splits = Array.Empty<int>();
         }
 
         private static void DecodeInOrder(ReadOnlySpan<byte> body, Span<byte> destination, long bodyOffset, IpcBufferItem[] items, int count, Lz4FrameDecoderOptions options)
