@@ -122,14 +122,12 @@ namespace ArrowLz4Fast.Ipc
                 && check.BufferCount == message.BufferCount && check.NodeCount == vectors.NodeCount && check.VariadicCount == vectors.VariadicCount
                 && check.Dictionary.Exists == message.Dictionary.Exists && check.DictionaryId == message.DictionaryId
                 && Int16(before, message.Root, IpcMessageParser.MessageVersion) == Int16(after, check.Root, IpcMessageParser.MessageVersion)
-                && Raw(before, message.Root, MessageCustomMetadata, 4) == Raw(after, check.Root, MessageCustomMetadata, 4)
+                && Raw(before, message.Root, IpcMessageParser.MessageCustomMetadata, 4) == Raw(after, check.Root, IpcMessageParser.MessageCustomMetadata, 4)
                 && (!message.Dictionary.Exists
                     || Raw(before, message.Dictionary, IpcMessageParser.DictionaryBatchIsDelta, 1) == Raw(after, check.Dictionary, IpcMessageParser.DictionaryBatchIsDelta, 1));
             if (!same)
                 IpcErrors.Throw(0, "message metadata, the fields of the message overlap one another, so it cannot be rewritten for the compressed body");
         }
-
-        private const int MessageCustomMetadata = 4;
 
         private static short Int16(FlatReader reader, FlatTable table, int index) => reader.Int16(table, index, 0, "Message.version");
 

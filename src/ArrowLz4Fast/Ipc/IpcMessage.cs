@@ -15,6 +15,9 @@ namespace ArrowLz4Fast.Ipc
         /// <summary>The declared body length (checked: 0 or more).</summary>
         public long BodyLength;
 
+        /// <summary>The Message has a custom_metadata field (the rewrite then reads its result back: <see cref="IpcBodyLayout.Rewrite"/>).</summary>
+        public bool CustomMetadata;
+
         /// <summary>Position of the Message's bodyLength field in the metadata; -1 when absent (0).</summary>
         public int BodyLengthField;
 

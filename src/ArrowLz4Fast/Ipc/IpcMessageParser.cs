@@ -14,6 +14,7 @@ namespace ArrowLz4Fast.Ipc
         internal const int MessageHeaderType = 1;
         internal const int MessageHeader = 2;
         internal const int MessageBodyLength = 3;
+        internal const int MessageCustomMetadata = 4;
         internal const int DictionaryBatchId = 0;
         internal const int DictionaryBatchData = 1;
         internal const int DictionaryBatchIsDelta = 2;
@@ -44,6 +45,7 @@ namespace ArrowLz4Fast.Ipc
             // the rewrite changes, and Arrow would read another value through the rewritten metadata (fuzz --ipc, seed 31).
             reader.Field(root, MessageVersion, 2, "Message.version");
             message.BodyLengthField = reader.Field(root, MessageBodyLength, 8, "Message.bodyLength");
+            message.CustomMetadata = reader.Field(root, MessageCustomMetadata, 4, "Message.custom_metadata") >= 0;
             message.BodyLength = message.BodyLengthField < 0 ? 0 : reader.ReadInt64(message.BodyLengthField);
             if (message.BodyLength < 0)
                 IpcErrors.Throw(reader.InputOffset(message.BodyLengthField), $"message metadata, Message.bodyLength is negative ({message.BodyLength})");

@@ -31,7 +31,6 @@ namespace ArrowLz4Fast.Ipc
         private const int LastFieldType = 26;
 
         // Field indexes of Message.fbs and Schema.fbs (IpcMessageParser has the Message's, RecordBatch's and DictionaryBatch's).
-        private const int MessageCustomMetadata = 4;
         private const int SchemaEndianness = 0;
         private const int SchemaFields = 1;
         private const int SchemaCustomMetadata = 2;
@@ -58,7 +57,7 @@ namespace ArrowLz4Fast.Ipc
             int headerType = walk.UnionType(root, IpcMessageParser.MessageHeaderType, LastHeaderType, "Message.header_type");
             reader.Field(root, IpcMessageParser.MessageVersion, 2, "Message.version");
             reader.Field(root, IpcMessageParser.MessageBodyLength, 8, "Message.bodyLength");
-            walk.KeyValues(root, MessageCustomMetadata, 1, "Message.custom_metadata");
+            walk.KeyValues(root, IpcMessageParser.MessageCustomMetadata, 1, "Message.custom_metadata");
             if (headerType == 0)
                 return;
             FlatTable header = walk.SubTable(root, IpcMessageParser.MessageHeader, 1, "Message.header");
