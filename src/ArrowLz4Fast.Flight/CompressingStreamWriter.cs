@@ -51,10 +51,7 @@ namespace ArrowLz4Fast.Flight
             // Compressed before the previous write is awaited: that is the overlap. gRPC allows one write at a time, so
             // this one starts only after it; a failure of the previous write surfaces here, as it would have there.
             T compressed = FlightDataCompressor.Compress(message, _settings);
-            Task? pending = _pending;
-            _pending = null;
-            if (pending is not null)
-                await pending.ConfigureAwait(false);    // inline rather than FlushAsync: no second state machine per message
+            await TakePending().ConfigureAwait(false);    // inline rather than FlushAsync: no second state machine per message
             ThrowFailure();
             _pending = WriteObservedAsync(compressed);
         }
@@ -71,10 +68,7 @@ namespace ArrowLz4Fast.Flight
             }
             catch (Exception)
             {
-                Task? pending = _pending;
-                _pending = null;
-                if (pending is not null)
-                    await pending.ConfigureAwait(false);    // never faults; the handler's failure is reported instead
+                await TakePending().ConfigureAwait(false);    // never faults; the handler's failure is reported instead
                 _failure = null;
                 throw;
             }
@@ -83,11 +77,19 @@ namespace ArrowLz4Fast.Flight
 
         private async Task FlushAsync()
         {
-            Task? pending = _pending;
-            _pending = null;
-            if (pending is not null)
-                await pending.ConfigureAwait(false);
+            await TakePending().ConfigureAwait(false);
             ThrowFailure();
+        }
+
+        /// <summary>
+        /// The write in flight, now the caller's to await (a completed task when there is none). It never faults: the
+        /// caller then rethrows or drops <see cref="_failure"/>.
+        /// </summary>
+        private Task TakePending()
+        {
+            Task pending = _pending ?? Task.CompletedTask;
+            _pending = null;
+            return pending;
         }
 
         private void ThrowFailure()

@@ -10,12 +10,9 @@ namespace ArrowLz4Fast.Flight
         /// <summary>Decoders a thread keeps: enough for a few channels with their own settings read in turn.</summary>
         private const int ThreadCacheSize = 4;
 
-        // The thread's decoders and the settings they were made for, most recently used first.
+        // The thread's decoders with the settings they were made for, most recently used first.
         [ThreadStatic]
-        private static IpcMessageDecoder?[]? t_decoders;
-
-        [ThreadStatic]
-        private static FlightCodecSettings?[]? t_decoderSettings;
+        private static CachedDecoder[]? t_decoders;
 
         public FlightCodecSettings(Lz4FastOptions? codec, ICompressionCodecFactory? inner, long maxBodyLength, double minSpaceSavings)
         {
@@ -50,32 +47,44 @@ namespace ArrowLz4Fast.Flight
         /// </summary>
         public IpcMessageDecoder ThreadDecoder()
         {
-            FlightCodecSettings?[] keys = t_decoderSettings ??= new FlightCodecSettings?[ThreadCacheSize];
-            IpcMessageDecoder?[] decoders = t_decoders ??= new IpcMessageDecoder?[ThreadCacheSize];
-            if (ReferenceEquals(keys[0], this))
-                return decoders[0]!;
+            CachedDecoder[] cache = t_decoders ??= new CachedDecoder[ThreadCacheSize];
+            if (ReferenceEquals(cache[0].Settings, this))
+                return cache[0].Decoder!;
             int found = 1;
-            while (found < ThreadCacheSize && !ReferenceEquals(keys[found], this))
+            while (found < ThreadCacheSize && !ReferenceEquals(cache[found].Settings, this))
                 found++;
-            IpcMessageDecoder decoder;
+            CachedDecoder entry;
             if (found < ThreadCacheSize)
             {
-                decoder = decoders[found]!;
+                entry = cache[found];
             }
             else
             {
                 found = ThreadCacheSize - 1;
-                decoders[found]?.Release();
-                decoder = NewDecoder();
+                cache[found].Decoder?.Release();
+                entry = new CachedDecoder(this, NewDecoder());
             }
             for (int i = found; i > 0; i--)
+                cache[i] = cache[i - 1];
+            cache[0] = entry;
+            return entry.Decoder!;
+        }
+
+        /// <summary>
+        /// A decoder of the thread's cache and the settings it was made for, kept as one entry so the two cannot come
+        /// apart. The default entry is an empty slot: no settings, no decoder.
+        /// </summary>
+        private readonly struct CachedDecoder
+        {
+            public CachedDecoder(FlightCodecSettings settings, IpcMessageDecoder decoder)
             {
-                keys[i] = keys[i - 1];
-                decoders[i] = decoders[i - 1];
+                Settings = settings;
+                Decoder = decoder;
             }
-            keys[0] = this;
-            decoders[0] = decoder;
-            return decoder;
+
+            public FlightCodecSettings? Settings { get; }
+
+            public IpcMessageDecoder? Decoder { get; }
         }
     }
 }
