@@ -21,7 +21,13 @@ namespace ArrowLz4Fast.Benchmarks
     /// of the new path in the same run: two threads decoding each batch's buffers, claimed largest first from one
     /// counter, into reused destinations (hot) and into fresh allocator memory per message, not zeroed first (cold).
     /// </summary>
+    /// <remarks>
+    /// At least 20 warmup iterations (docs/parallel-read.md): with three 200 ms warmups, every case was still getting
+    /// faster through its measured iterations, the wrapper most (its first ones 2-7 times slower than its last), so
+    /// the ratios measured warm-up, not the paths.
+    /// </remarks>
     [MemoryDiagnoser]
+    [WarmupCount(20)]
     public class IpcParallelReadBenchmarks
     {
         private readonly MemoryAllocator _slab = new SlabMemoryAllocator();
