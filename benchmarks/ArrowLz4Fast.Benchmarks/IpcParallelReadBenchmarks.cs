@@ -1,6 +1,7 @@
 using System;
 using System.Buffers;
 using System.Collections.Generic;
+using System.Diagnostics;
 using System.IO;
 using System.Linq;
 using System.Threading;
@@ -22,9 +23,9 @@ namespace ArrowLz4Fast.Benchmarks
     /// counter, into reused destinations (hot) and into fresh allocator memory per message, not zeroed first (cold).
     /// </summary>
     /// <remarks>
-    /// At least 20 warmup iterations (docs/parallel-read.md): with three 200 ms warmups, every case was still getting
-    /// faster through its measured iterations, the wrapper most (its first ones 2-7 times slower than its last), so
-    /// the ratios measured warm-up, not the paths.
+    /// Warmed up before the pilot (<see cref="WarmUp"/>) and by at least 20 warmup iterations (docs/parallel-read.md):
+    /// with three 200 ms warmups alone, every case was still getting faster through its measured iterations, the
+    /// wrapper most (its first ones 2-7 times slower than its last), so the ratios measured warm-up, not the paths.
     /// </remarks>
     [MemoryDiagnoser]
     [WarmupCount(20)]
@@ -82,6 +83,26 @@ namespace ArrowLz4Fast.Benchmarks
             if (Read(new MemoryStream(_bytes, writable: false), Codec(1)) != Read(new IpcDecompressingStream(new MemoryStream(_bytes, writable: false), Options(2)), Passed(2)))
                 throw new InvalidOperationException($"{Stream}: the two paths read different row counts");
             Console.WriteLine($"// {Stream}: {_bodies.Count} compressed messages, {(_bodies.Count == 0 ? 0 : _bodies.Average(b => b.Items.Length)):F1} buffers a message");
+            WarmUp();
+        }
+
+        /// <summary>
+        /// Runs every path for two seconds before BenchmarkDotNet's pilot. Warm-up here goes by calls, not by time: with
+        /// the default warmup a tiny_batches operation went from 38 ms to 7.8 ms over its first 50 calls, and the pilot,
+        /// which had seen the slow ones, gave each iteration 4 operations.
+        /// </summary>
+        private void WarmUp()
+        {
+            var clock = Stopwatch.StartNew();
+            for (int round = 0; round < 3 || clock.ElapsedMilliseconds < 2000; round++)
+            {
+                Codec_1core();
+                Codec_2cores();
+                Wrapper_1core();
+                Wrapper_2cores();
+                Arrow_alone_decompressed();
+                Ceiling_2cores_hot();
+            }
         }
 
         [Benchmark(Baseline = true)]
@@ -129,6 +150,57 @@ namespace ArrowLz4Fast.Benchmarks
                 total += body.Destination.Length;
             }
             return total;
+        }
+
+        /// <summary>
+        /// The codec path, the wrapper and the hot ceiling at two cores, one after the other in each operation (in a
+        /// rotating order), each timed: on this VM the speed of a process changes by up to 2x from one case's process
+        /// to the next (its vCPUs run at unequal speeds in episodes), so the ratios of separate cases are only as good
+        /// as that; these pairs share the moment. The cleanup prints the medians of the second half of the operations
+        /// (the warmup is over by then) into the log as <c>// interleaved 2 cores: …</c>, which
+        /// <c>benchmarks/tools/interleaved.py</c> reads.
+        /// </summary>
+        [Benchmark]
+        public long Interleaved_2cores()
+        {
+            int turn = _interleavedCount % 3;
+            long rows = 0;
+            for (int i = 0; i < 3; i++)
+            {
+                int path = (turn + i) % 3;
+                long start = Stopwatch.GetTimestamp();
+                rows += path switch
+                {
+                    0 => Codec_2cores(),
+                    1 => Wrapper_2cores(),
+                    _ => Ceiling_2cores_hot(),
+                };
+                if (_interleavedCount < _interleaved.Length)
+                    _interleaved[_interleavedCount][path] = Stopwatch.GetTimestamp() - start;
+            }
+            _interleavedCount++;
+            return rows;
+        }
+
+        // Per operation: codec, wrapper and ceiling ticks. Preallocated, so timing allocates nothing.
+        private readonly long[][] _interleaved = Enumerable.Range(0, 1 << 16).Select(_ => new long[3]).ToArray();
+        private int _interleavedCount;
+
+        [GlobalCleanup]
+        public void PrintInterleaved()
+        {
+            int count = Math.Min(_interleavedCount, _interleaved.Length);
+            if (count < 8)
+                return;
+            long[][] measured = _interleaved.Skip(count / 2).Take(count - (count / 2)).ToArray();
+            double Median(IEnumerable<double> values)
+            {
+                double[] sorted = values.OrderBy(v => v).ToArray();
+                return sorted.Length % 2 == 1 ? sorted[sorted.Length / 2] : (sorted[(sorted.Length / 2) - 1] + sorted[sorted.Length / 2]) / 2;
+            }
+            double Ms(long ticks) => ticks * 1000.0 / Stopwatch.Frequency;
+            Console.WriteLine(FormattableString.Invariant(
+                $"// interleaved 2 cores: {Stream}: {measured.Length} operations; medians codec {Median(measured.Select(m => Ms(m[0]))):F3} ms, wrapper {Median(measured.Select(m => Ms(m[1]))):F3} ms, ceiling hot {Median(measured.Select(m => Ms(m[2]))):F3} ms; per operation codec/wrapper {Median(measured.Select(m => (double)m[0] / m[1])):F3}, ceiling/wrapper {Median(measured.Select(m => (double)m[2] / m[1])):F3}"));
         }
 
         private static Lz4FastOptions Options(int degree) => new() { MaxDegreeOfParallelism = degree };
