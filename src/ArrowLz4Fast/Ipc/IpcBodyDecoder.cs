@@ -104,21 +104,20 @@ namespace ArrowLz4Fast.Ipc
         }
 
         /// <summary>
-        /// Whether a buffer is decoded on its own with its blocks spread over the threads: a frame of independent blocks
-        /// (as Arrow Go, python-lz4 and this package's writer make them) long enough that handing block ranges to a
-        /// helper costs little beside decoding them (four times the minimum parallel length), in at least
-        /// <see cref="MinimumBlocks"/> blocks: each split buffer ends with a wait for its last block, so a frame of a
-        /// few large blocks (1 MiB in 256 KiB blocks) is shared better whole, among the other buffers.
-        /// Only the frame's header is read, and a malformed one is the decoder's to reject.
+        /// Whether a buffer is decoded on its own with its blocks spread over the threads: exactly the frames the codec
+        /// path decodes block-parallel (independent blocks, more than one, at least the minimum parallel length; Arrow
+        /// Go, python-lz4 and this package's writer make them), so the wrapper never decodes on fewer threads what the
+        /// codec path spreads. Only the frame's header is read, and a malformed one is the decoder's to reject.
+        /// Until the interleaved measurement of issue #35 only frames of 8 blocks and 1 MiB or more were split: the
+        /// 64 KiB strings shape then shared its 400-700 KB frames whole and read at 0.92-0.95x the codec path, and
+        /// 1.06-1.07x split (docs/parallel-read.md).
         /// </summary>
         private bool Splits(ReadOnlySpan<byte> body, in IpcBufferItem item) =>
             !item.Raw
-            && item.Length >= 4L * _minimumParallelLength
+            && item.Length >= _minimumParallelLength
             && Lz4FrameDescriptor.TryRead(body.Slice(item.Source, item.SourceLength), 0, out Lz4FrameDescriptor frame)
             && !frame.IsLinked
-            && item.Length >= (long)MinimumBlocks * frame.BlockMaximumSize;
-
-        private const int MinimumBlocks = 8;
+            && item.Length > frame.BlockMaximumSize;
 
         /// <summary>Returns the pooled arrays.</summary>
         public void Release()

@@ -74,6 +74,34 @@ namespace ArrowLz4Fast.Tests
         }
 
         /// <summary>
+        /// The committed strings stream with 64 KiB blocks: each batch has frames of 30, 11 and 7 independent blocks
+        /// (1.9 MB, 700 KB, 400 KB). The wrapper decodes in parallel at least every block the codec path decodes in
+        /// parallel (the frames of the minimum parallel length or more); before the change it split only frames of
+        /// 8 blocks and 1 MiB or more, and shared the other two whole: 60 blocks against the codec path's 94.
+        /// </summary>
+        [Theory]
+        [InlineData(Input.Memory)]
+        [InlineData(Input.Copied)]
+        public async Task Every_frame_the_codec_path_decodes_block_parallel_is_split(Input input)
+        {
+            byte[] bytes = Rewrite(Corpus.Committed(Strings));
+            long codec;
+            using (var events = new FramesEvents())
+            {
+                List<RecordBatch> official = ArrowData.ReadAll(bytes, fileFormat: false, new Lz4FastCodecFactory(IpcWrapped.Options(2)), SlabMemoryAllocator.Shared);
+                ArrowData.DisposeAll(official);
+                codec = events.BlocksKeptOnThisThread();
+            }
+            using (var events = new FramesEvents())
+            {
+                List<RecordBatch> ours = await Read(bytes, input, IpcWrapped.Options(2));
+                ArrowData.DisposeAll(ours);
+                Assert.True(codec > 60, $"the codec path decoded {codec} blocks in parallel");
+                Assert.True(events.BlocksKeptOnThisThread() >= codec, $"{events.BlocksKeptOnThisThread()} blocks decoded in parallel, the codec path {codec}");
+            }
+        }
+
+        /// <summary>
         /// A block whose size field exceeds the block maximum, inside a frame that is split: every input and degree
         /// fails with the sequential path's error, at the size field's offset in the input.
         /// </summary>
