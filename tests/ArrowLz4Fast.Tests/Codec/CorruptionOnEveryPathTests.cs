@@ -124,11 +124,11 @@ namespace ArrowLz4Fast.Tests
             {
                 List<RecordBatch> batches = path switch
                 {
-                    ReadPath.CodecDefaultAllocator => ReadAll(new ArrowStreamReader(new MemoryStream(bytes), factory)),
-                    ReadPath.CodecSlab => ReadAll(new ArrowStreamReader(new MemoryStream(bytes), Slab, factory, leaveOpen: false)),
-                    ReadPath.CodecRoundingPool => ReadAll(new ArrowStreamReader(new MemoryStream(bytes), new LongerBufferAllocator("MemoryPool"), factory, leaveOpen: false)),
-                    ReadPath.IpcDecompressingStream => ReadAll(new ArrowStreamReader(new IpcDecompressingStream(new MemoryStream(bytes)), Slab, factory, leaveOpen: false)),
-                    _ => ReadAll(Lz4FramedArrow.CreateStreamReader(new MemoryStream(Framed(bytes)), Slab)),
+                    ReadPath.CodecDefaultAllocator => ArrowData.ReadAll(new ArrowStreamReader(new MemoryStream(bytes), factory)),
+                    ReadPath.CodecSlab => ArrowData.ReadAll(new ArrowStreamReader(new MemoryStream(bytes), Slab, factory, leaveOpen: false)),
+                    ReadPath.CodecRoundingPool => ArrowData.ReadAll(new ArrowStreamReader(new MemoryStream(bytes), new LongerBufferAllocator("MemoryPool"), factory, leaveOpen: false)),
+                    ReadPath.IpcDecompressingStream => ArrowData.ReadAll(new ArrowStreamReader(new IpcDecompressingStream(new MemoryStream(bytes)), Slab, factory, leaveOpen: false)),
+                    _ => ArrowData.ReadAll(Lz4FramedArrow.CreateStreamReader(new MemoryStream(Framed(bytes)), Slab)),
                 };
                 ArrowData.DisposeAll(batches);
                 return null;
@@ -140,25 +140,6 @@ namespace ArrowLz4Fast.Tests
         }
 
         private static readonly SlabMemoryAllocator Slab = new(new SlabMemoryAllocatorOptions { IdleTrimDelay = Timeout.InfiniteTimeSpan });
-
-        private static List<RecordBatch> ReadAll(ArrowStreamReader reader)
-        {
-            using (reader)
-            {
-                var batches = new List<RecordBatch>();
-                try
-                {
-                    while (reader.ReadNextRecordBatch() is RecordBatch batch)
-                        batches.Add(batch);
-                }
-                catch
-                {
-                    ArrowData.DisposeAll(batches);
-                    throw;
-                }
-                return batches;
-            }
-        }
 
         private static byte[] Framed(byte[] ipc)
         {

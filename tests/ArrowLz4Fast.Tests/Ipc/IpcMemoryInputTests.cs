@@ -112,22 +112,8 @@ namespace ArrowLz4Fast.Tests
             Assert.Contains("the stream ends inside a message body", error.Message, StringComparison.Ordinal);
         }
 
-        private static List<RecordBatch> Read(ReadOnlyMemory<byte> bytes, Lz4FastOptions options, ICompressionCodecFactory? factory)
-        {
-            var batches = new List<RecordBatch>();
-            using var reader = new ArrowStreamReader(new IpcDecompressingStream(bytes, options), SlabMemoryAllocator.Shared, factory!, leaveOpen: false);
-            try
-            {
-                while (reader.ReadNextRecordBatch() is RecordBatch batch)
-                    batches.Add(batch);
-            }
-            catch
-            {
-                ArrowData.DisposeAll(batches);
-                throw;
-            }
-            return batches;
-        }
+        private static List<RecordBatch> Read(ReadOnlyMemory<byte> bytes, Lz4FastOptions options, ICompressionCodecFactory? factory) =>
+            ArrowData.ReadAll(new ArrowStreamReader(new IpcDecompressingStream(bytes, options), SlabMemoryAllocator.Shared, factory!, leaveOpen: false));
 
         /// <summary>Where the stream's first message with a body (its first record batch) has its body in the input.</summary>
         private static (int Start, int Length) FirstRecordBatchBody(byte[] bytes)

@@ -20,14 +20,30 @@ namespace ArrowLz4Fast.Tests.Support
         /// <summary>Reads every record batch with the given allocator (<see langword="null"/>: Arrow's default).</summary>
         public static List<RecordBatch> ReadAll(byte[] bytes, bool fileFormat, ICompressionCodecFactory factory, MemoryAllocator? allocator)
         {
-            var batches = new List<RecordBatch>();
-            using var stream = new MemoryStream(bytes, writable: false);
-            using ArrowStreamReader reader = fileFormat
+            var stream = new MemoryStream(bytes, writable: false);
+            return ReadAll(fileFormat
                 ? new ArrowFileReader(stream, allocator!, factory, leaveOpen: false)
-                : new ArrowStreamReader(stream, allocator!, factory, leaveOpen: false);
-            while (reader.ReadNextRecordBatch() is RecordBatch batch)
-                batches.Add(batch);
-            return batches;
+                : new ArrowStreamReader(stream, allocator!, factory, leaveOpen: false));
+        }
+
+        /// <summary>Every record batch the reader gives, then disposes it; on a failure, the batches read so far are disposed.</summary>
+        public static List<RecordBatch> ReadAll(ArrowStreamReader reader)
+        {
+            using (reader)
+            {
+                var batches = new List<RecordBatch>();
+                try
+                {
+                    while (reader.ReadNextRecordBatch() is RecordBatch batch)
+                        batches.Add(batch);
+                }
+                catch
+                {
+                    DisposeAll(batches);
+                    throw;
+                }
+                return batches;
+            }
         }
 
         public static void DisposeAll(IEnumerable<RecordBatch> batches)
