@@ -100,6 +100,7 @@ namespace ArrowLz4Fast.Benchmarks
                 Codec_2cores();
                 Wrapper_1core();
                 Wrapper_2cores();
+                Wrapper_2cores_memory();
                 Arrow_alone_decompressed();
                 Ceiling_2cores_hot();
             }
@@ -152,55 +153,76 @@ namespace ArrowLz4Fast.Benchmarks
             return total;
         }
 
+        /// <summary>The wrapper over the stream's bytes as <see cref="ReadOnlyMemory{T}"/>: bodies are decoded where they lie, not copied first.</summary>
+        [Benchmark]
+        public long Wrapper_2cores_memory() => Read(new IpcDecompressingStream(_bytes.AsMemory(), Options(2)), Passed(2));
+
         /// <summary>
-        /// The codec path, the wrapper and the hot ceiling at two cores, one after the other in each operation (in a
-        /// rotating order), each timed: on this VM the speed of a process changes by up to 2x from one case's process
-        /// to the next (its vCPUs run at unequal speeds in episodes), so the ratios of separate cases are only as good
-        /// as that; these pairs share the moment. The cleanup prints the medians of the second half of the operations
-        /// (the warmup is over by then) into the log as <c>// interleaved 2 cores: …</c>, which
-        /// <c>benchmarks/tools/interleaved.py</c> reads.
+        /// The codec path, the wrapper (over a stream and over memory) and the hot ceiling at two cores, one after the
+        /// other in each operation (in a rotating order), each timed: on this VM the speed of a process changes by up to
+        /// 2x from one case's process to the next (its vCPUs run at unequal speeds in episodes), so the ratios of
+        /// separate cases are only as good as that; these share the moment. The cleanup prints the medians of the
+        /// second half of the operations (the warmup is over by then) into the log as <c>// interleaved 2 cores: …</c>,
+        /// which <c>benchmarks/tools/interleaved.py</c> reads.
         /// </summary>
         [Benchmark]
-        public long Interleaved_2cores()
+        public long Interleaved_2cores() => Interleave(_interleaved2, ref _interleaved2Count, _paths2 ??= new Func<long>[] { Codec_2cores, Wrapper_2cores, Ceiling_2cores_hot, Wrapper_2cores_memory });
+
+        /// <summary>The codec path and the wrapper at one core, interleaved as <see cref="Interleaved_2cores"/> is (<c>// interleaved 1 core: …</c>).</summary>
+        [Benchmark]
+        public long Interleaved_1core() => Interleave(_interleaved1, ref _interleaved1Count, _paths1 ??= new Func<long>[] { Codec_1core, Wrapper_1core });
+
+        private Func<long>[]? _paths2;
+        private Func<long>[]? _paths1;
+
+        private static long Interleave(long[][] ticks, ref int count, Func<long>[] paths)
         {
-            int turn = _interleavedCount % 3;
+            int turn = count % paths.Length;
             long rows = 0;
-            for (int i = 0; i < 3; i++)
+            for (int i = 0; i < paths.Length; i++)
             {
-                int path = (turn + i) % 3;
+                int path = (turn + i) % paths.Length;
                 long start = Stopwatch.GetTimestamp();
-                rows += path switch
-                {
-                    0 => Codec_2cores(),
-                    1 => Wrapper_2cores(),
-                    _ => Ceiling_2cores_hot(),
-                };
-                if (_interleavedCount < _interleaved.Length)
-                    _interleaved[_interleavedCount][path] = Stopwatch.GetTimestamp() - start;
+                rows += paths[path]();
+                if (count < ticks.Length)
+                    ticks[count][path] = Stopwatch.GetTimestamp() - start;
             }
-            _interleavedCount++;
+            count++;
             return rows;
         }
 
-        // Per operation: codec, wrapper and ceiling ticks. Preallocated, so timing allocates nothing.
-        private readonly long[][] _interleaved = Enumerable.Range(0, 1 << 16).Select(_ => new long[3]).ToArray();
-        private int _interleavedCount;
+        // Per operation, the ticks of each path in Interleave's order. Preallocated, so timing allocates nothing.
+        private readonly long[][] _interleaved2 = Enumerable.Range(0, 1 << 16).Select(_ => new long[4]).ToArray();
+        private readonly long[][] _interleaved1 = Enumerable.Range(0, 1 << 16).Select(_ => new long[2]).ToArray();
+        private int _interleaved2Count;
+        private int _interleaved1Count;
 
         [GlobalCleanup]
         public void PrintInterleaved()
         {
-            int count = Math.Min(_interleavedCount, _interleaved.Length);
-            if (count < 8)
-                return;
-            long[][] measured = _interleaved.Skip(count / 2).Take(count - (count / 2)).ToArray();
             double Median(IEnumerable<double> values)
             {
                 double[] sorted = values.OrderBy(v => v).ToArray();
                 return sorted.Length % 2 == 1 ? sorted[sorted.Length / 2] : (sorted[(sorted.Length / 2) - 1] + sorted[sorted.Length / 2]) / 2;
             }
             double Ms(long ticks) => ticks * 1000.0 / Stopwatch.Frequency;
-            Console.WriteLine(FormattableString.Invariant(
-                $"// interleaved 2 cores: {Stream}: {measured.Length} operations; medians codec {Median(measured.Select(m => Ms(m[0]))):F3} ms, wrapper {Median(measured.Select(m => Ms(m[1]))):F3} ms, ceiling hot {Median(measured.Select(m => Ms(m[2]))):F3} ms; per operation codec/wrapper {Median(measured.Select(m => (double)m[0] / m[1])):F3}, ceiling/wrapper {Median(measured.Select(m => (double)m[2] / m[1])):F3}"));
+            long[][] SecondHalf(long[][] ticks, int count)
+            {
+                count = Math.Min(count, ticks.Length);
+                return ticks.Skip(count / 2).Take(count - (count / 2)).ToArray();
+            }
+            if (_interleaved2Count >= 8)
+            {
+                long[][] m = SecondHalf(_interleaved2, _interleaved2Count);
+                Console.WriteLine(FormattableString.Invariant(
+                    $"// interleaved 2 cores: {Stream}: {m.Length} operations; medians codec {Median(m.Select(t => Ms(t[0]))):F3} ms, wrapper {Median(m.Select(t => Ms(t[1]))):F3} ms, ceiling hot {Median(m.Select(t => Ms(t[2]))):F3} ms; per operation codec/wrapper {Median(m.Select(t => (double)t[0] / t[1])):F3}, ceiling/wrapper {Median(m.Select(t => (double)t[2] / t[1])):F3}; from memory: wrapper {Median(m.Select(t => Ms(t[3]))):F3} ms, codec/wrapper {Median(m.Select(t => (double)t[0] / t[3])):F3}, ceiling/wrapper {Median(m.Select(t => (double)t[2] / t[3])):F3}"));
+            }
+            if (_interleaved1Count >= 8)
+            {
+                long[][] m = SecondHalf(_interleaved1, _interleaved1Count);
+                Console.WriteLine(FormattableString.Invariant(
+                    $"// interleaved 1 core: {Stream}: {m.Length} operations; medians codec {Median(m.Select(t => Ms(t[0]))):F3} ms, wrapper {Median(m.Select(t => Ms(t[1]))):F3} ms; per operation codec/wrapper {Median(m.Select(t => (double)t[0] / t[1])):F3}"));
+            }
         }
 
         private static Lz4FastOptions Options(int degree) => new() { MaxDegreeOfParallelism = degree };

@@ -2,8 +2,9 @@
 """Prints, from an IpcParallelReadBenchmarks console log, the table of docs/parallel-read.md: per stream, the medians of
 the separate cases (one process each: Codec_2cores, Wrapper_2cores, the ceilings, Codec_1core, Wrapper_1core,
 Arrow_alone_decompressed), computed from their measured iterations, beside the interleaved case's medians and
-per-operation ratios (`// interleaved 2 cores: …`, printed by its cleanup), in which the three 2-core paths share each
-moment.
+per-operation ratios (`// interleaved 2 cores: …` and `// interleaved 1 core: …`, printed by its cleanup), in which
+the paths of each line share each moment. Logs from before the wrapper-from-memory path and the 1-core line (9773816)
+still parse; those columns stay empty.
 Usage: interleaved.py <BenchmarkDotNet log>"""
 import re
 import statistics
@@ -12,6 +13,7 @@ import sys
 case = None
 iterations = {}  # (stream, method) -> [ms per op]
 interleaved = {}  # stream -> dict
+interleaved1 = {}  # stream -> dict
 for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
     m = re.match(r"// Benchmark: IpcParallelReadBenchmarks\.(\w+): .*\[Stream=(.*)\]\s*$", line)
     if m:
@@ -27,6 +29,16 @@ for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
     if m:
         interleaved[m.group(1)] = dict(n=int(m.group(2)), codec=float(m.group(3)), wrapper=float(m.group(4)),
                                        ceiling=float(m.group(5)), ratio=float(m.group(6)), ceiling_ratio=float(m.group(7)))
+        mem = re.search(r"; from memory: wrapper ([0-9.]+) ms, codec/wrapper ([0-9.]+), ceiling/wrapper ([0-9.]+)", line)
+        if mem:
+            interleaved[m.group(1)].update(memory=float(mem.group(1)), memory_ratio=float(mem.group(2)),
+                                           memory_ceiling_ratio=float(mem.group(3)))
+        continue
+    m = re.match(r"// interleaved 1 core: (.*?): (\d+) operations; medians codec ([0-9.]+) ms, wrapper ([0-9.]+) ms; "
+                 r"per operation codec/wrapper ([0-9.]+)", line)
+    if m:
+        interleaved1[m.group(1)] = dict(n=int(m.group(2)), codec=float(m.group(3)), wrapper=float(m.group(4)),
+                                        ratio=float(m.group(5)))
 
 
 def name(stream):
@@ -46,23 +58,29 @@ def show(value):
     return f"{value:.2f} ms" if value >= 1 else f"{value * 1000:.0f} µs"
 
 
-print("| stream | interleaved: codec / wrapper / ceiling hot | **codec/wrapper** (per operation) | ceiling/wrapper |"
-      " separate cases: codec 2c / wrapper 2c | ratio | ceiling hot / cold | 1 core: codec / wrapper | ratio |"
+print("| stream | interleaved 2 cores: codec / wrapper / wrapper from memory / ceiling hot |"
+      " **codec/wrapper** | ceiling/wrapper | from memory: codec/wrapper | ceiling/wrapper |"
+      " interleaved 1 core: codec / wrapper | ratio | separate cases: codec 2c / wrapper 2c / from memory 2c |"
       " Arrow alone |")
-print("|---|---|---:|---:|---|---:|---|---|---:|---:|")
-for stream in sorted({s for s, _ in iterations}, key=name):
-    i = interleaved.get(name(stream)) or interleaved.get(stream)
-    c2, w2 = ms(stream, "Codec_2cores"), ms(stream, "Wrapper_2cores")
-    c1, w1 = ms(stream, "Codec_1core"), ms(stream, "Wrapper_1core")
-    hot, cold = ms(stream, "Ceiling_2cores_hot"), ms(stream, "Ceiling_2cores_cold")
-    has_ceiling = hot is not None and hot > 0.001
-    cells = [name(stream)]
+print("|---|---|---:|---:|---:|---:|---|---:|---|---:|")
+raw = {name(s): s for s, _ in iterations}  # full stream name -> the name in the separate cases' log lines
+for full in sorted(set(raw) | set(interleaved)):
+    stream = raw.get(full, full)
+    i = interleaved.get(full)
+    one = interleaved1.get(full)
+    hot = ms(stream, "Ceiling_2cores_hot")
+    has_ceiling = (hot is None or hot > 0.001) and (i is None or i["ceiling"] > 0.001)
+    cells = [full]
     if i:
-        cells += [f"{show(i['codec'])} / {show(i['wrapper'])} / {show(i['ceiling']) if has_ceiling else 'n/a'} ({i['n']} ops)",
-                  f"**{i['ratio']:.2f}×**", f"{i['ceiling_ratio']:.2f}" if has_ceiling else "n/a"]
+        memory = show(i["memory"]) if "memory" in i else "n/a"
+        cells += [f"{show(i['codec'])} / {show(i['wrapper'])} / {memory} / {show(i['ceiling']) if has_ceiling else 'n/a'} ({i['n']} ops)",
+                  f"**{i['ratio']:.2f}×**", f"{i['ceiling_ratio']:.2f}" if has_ceiling else "n/a",
+                  f"{i['memory_ratio']:.2f}×" if "memory" in i else "",
+                  f"{i['memory_ceiling_ratio']:.2f}" if "memory" in i and has_ceiling else "n/a"]
     else:
-        cells += ["", "", ""]
-    cells += [f"{show(c2)} / {show(w2)}", f"{c2 / w2:.2f}×" if c2 and w2 else "",
-              f"{show(hot)} / {show(cold)}" if has_ceiling else "n/a",
-              f"{show(c1)} / {show(w1)}", f"{c1 / w1:.2f}×" if c1 and w1 else "", show(ms(stream, "Arrow_alone_decompressed"))]
+        cells += ["", "", "", "", ""]
+    cells += [f"{show(one['codec'])} / {show(one['wrapper'])} ({one['n']} ops)" if one else "",
+              f"{one['ratio']:.2f}×" if one else ""]
+    c2, w2, m2 = ms(stream, "Codec_2cores"), ms(stream, "Wrapper_2cores"), ms(stream, "Wrapper_2cores_memory")
+    cells += [f"{show(c2)} / {show(w2)} / {show(m2)}" if c2 else "", show(ms(stream, "Arrow_alone_decompressed"))]
     print("| " + " | ".join(cells) + " |")
