@@ -30,63 +30,31 @@ namespace ArrowLz4Fast.Ipc
         internal const int BufferStructSize = 16;
 
         /// <summary>
-        /// Verifies the whole message (<see cref="IpcMessageVerifier"/>), so nothing reads unverified metadata, then parses
-        /// it; <paramref name="buffers"/> reads the buffer list of an uncompressed batch too.
+        /// Verifies the whole message (<see cref="IpcMessageVerifier"/>), so nothing reads unverified metadata, and takes
+        /// what it needs from that walk; <paramref name="buffers"/> gives the buffer list of an uncompressed batch too.
         /// </summary>
         public static IpcMessage Parse(FlatReader reader, bool buffers = false)
         {
-            IpcMessageVerifier.Verify(reader);
-            var message = default(IpcMessage);
-            FlatTable root = reader.Root("Message");
-            message.Root = root;
-            int headerType = reader.UInt8(root, MessageHeaderType, 0, "Message.header_type");
-            message.HeaderType = headerType;
-            // Fields Arrow reads that the wrapper does not need are still placed: one outside its table could alias what
-            // the rewrite changes, and Arrow would read another value through the rewritten metadata (fuzz --ipc, seed 31).
-            reader.Field(root, MessageVersion, 2, "Message.version");
-            message.BodyLengthField = reader.Field(root, MessageBodyLength, 8, "Message.bodyLength");
-            message.CustomMetadata = reader.Field(root, MessageCustomMetadata, 4, "Message.custom_metadata") >= 0;
+            // Every table, field and vector below was placed and bounds-checked by the verifier's walk (which also
+            // places the fields Arrow reads and this does not need: one outside its table could alias what the rewrite
+            // changes, fuzz --ipc seed 31); only values are read here.
+            IpcMessageVerifier.Verify(reader, out IpcMessage message);
             message.BodyLength = message.BodyLengthField < 0 ? 0 : reader.ReadInt64(message.BodyLengthField);
             if (message.BodyLength < 0)
                 IpcErrors.Throw(reader.InputOffset(message.BodyLengthField), $"message metadata, Message.bodyLength is negative ({message.BodyLength})");
+            if (message.Dictionary.Exists)
+                message.DictionaryId = reader.Int64(message.Dictionary, DictionaryBatchId, 0, "DictionaryBatch.id");
 
-            FlatTable batch;
-            if (headerType == HeaderRecordBatch)
+            // As before the walk was shared: the buffer list of an uncompressed batch only when asked for, and the
+            // node and variadic vectors only for a batch the stream decodes.
+            if (!buffers && !message.Compressed)
+                (message.Buffers, message.BufferCount) = (0, 0);
+            message.Lz4 &= message.Compressed;
+            if (!message.Lz4)
             {
-                batch = reader.SubTable(root, MessageHeader, "Message.header (RecordBatch)");
+                (message.Nodes, message.NodeCount) = (0, 0);
+                (message.Variadic, message.VariadicCount) = (0, 0);
             }
-            else if (headerType == HeaderDictionaryBatch)
-            {
-                FlatTable dictionary = reader.SubTable(root, MessageHeader, "Message.header (DictionaryBatch)");
-                message.Dictionary = dictionary;
-                if (dictionary.Exists)
-                {
-                    message.DictionaryId = reader.Int64(dictionary, DictionaryBatchId, 0, "DictionaryBatch.id");
-                    reader.Field(dictionary, DictionaryBatchIsDelta, 1, "DictionaryBatch.isDelta");
-                }
-                batch = dictionary.Exists ? reader.SubTable(dictionary, DictionaryBatchData, "DictionaryBatch.data") : default;
-            }
-            else
-            {
-                return message;
-            }
-            if (!batch.Exists)
-                return message;
-
-            message.Batch = batch;
-            reader.Field(batch, RecordBatchLength, 8, "RecordBatch.length");
-            FlatTable compression = reader.SubTable(batch, RecordBatchCompression, "RecordBatch.compression");
-            message.Compressed = compression.Exists;
-            if (buffers || compression.Exists)
-                (message.Buffers, message.BufferCount) = reader.Vector(batch, RecordBatchBuffers, BufferStructSize, "RecordBatch.buffers");
-            if (!compression.Exists
-                || reader.UInt8(compression, CompressionCodec, CodecLz4Frame, "BodyCompression.codec") != CodecLz4Frame
-                || reader.UInt8(compression, CompressionMethod, MethodBuffer, "BodyCompression.method") != MethodBuffer)
-                return message;
-
-            (message.Nodes, message.NodeCount) = reader.Vector(batch, RecordBatchNodes, 16, "RecordBatch.nodes");
-            (message.Variadic, message.VariadicCount) = reader.Vector(batch, RecordBatchVariadicCounts, 8, "RecordBatch.variadicBufferCounts");
-            message.Lz4 = true;
             return message;
         }
     }

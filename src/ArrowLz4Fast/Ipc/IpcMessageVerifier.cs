@@ -50,40 +50,55 @@ namespace ArrowLz4Fast.Ipc
         private const int DictionaryEncodingKind = 3;
 
         /// <summary>Throws an <see cref="System.IO.InvalidDataException"/> naming the field and its offset at the first defect.</summary>
-        public static void Verify(FlatReader reader)
+        public static void Verify(FlatReader reader) => Verify(reader, out _);
+
+        /// <summary>
+        /// Verifies as <see cref="Verify(FlatReader)"/> does and returns where the walk found the tables, fields and
+        /// vectors <see cref="IpcMessageParser"/> needs, so that they are followed once (issue #35: a second walk over
+        /// them was a measurable share of a small batch's read). Values are not read: only placed.
+        /// </summary>
+        public static void Verify(FlatReader reader, out IpcMessage found)
         {
             var walk = new Walk(reader);
             FlatTable root = walk.Root();
             int headerType = walk.UnionType(root, IpcMessageParser.MessageHeaderType, LastHeaderType, "Message.header_type");
             reader.Field(root, IpcMessageParser.MessageVersion, 2, "Message.version");
-            reader.Field(root, IpcMessageParser.MessageBodyLength, 8, "Message.bodyLength");
-            walk.KeyValues(root, IpcMessageParser.MessageCustomMetadata, 1, "Message.custom_metadata");
-            if (headerType == 0)
-                return;
-            FlatTable header = walk.SubTable(root, IpcMessageParser.MessageHeader, 1, "Message.header");
-            if (!header.Exists)
-                return;
-            switch (headerType)
+            int bodyLength = reader.Field(root, IpcMessageParser.MessageBodyLength, 8, "Message.bodyLength");
+            bool customMetadata = walk.KeyValues(root, IpcMessageParser.MessageCustomMetadata, 1, "Message.custom_metadata");
+            FlatTable header = headerType == 0 ? default : walk.SubTable(root, IpcMessageParser.MessageHeader, 1, "Message.header");
+            if (header.Exists)
             {
-                case IpcMessageParser.HeaderSchema:
-                    walk.Schema(header, 2);
-                    break;
-                case IpcMessageParser.HeaderDictionaryBatch:
-                    walk.DictionaryBatch(header, 2);
-                    break;
-                case IpcMessageParser.HeaderRecordBatch:
-                    walk.RecordBatch(header, 2);
-                    break;
-                default:
-                    // Tensor and SparseTensor: Arrow .NET does not read them (it refuses the message), so only the table is placed.
-                    break;
+                switch (headerType)
+                {
+                    case IpcMessageParser.HeaderSchema:
+                        walk.Schema(header, 2);
+                        break;
+                    case IpcMessageParser.HeaderDictionaryBatch:
+                        walk.Found.Dictionary = header;
+                        walk.DictionaryBatch(header, 2);
+                        break;
+                    case IpcMessageParser.HeaderRecordBatch:
+                        walk.RecordBatch(header, 2);
+                        break;
+                    default:
+                        // Tensor and SparseTensor: Arrow .NET does not read them (it refuses the message), so only the table is placed.
+                        break;
+                }
             }
+            found = walk.Found;
+            found.Root = root;
+            found.HeaderType = headerType;
+            found.BodyLengthField = bodyLength;
+            found.CustomMetadata = customMetadata;
         }
 
         private struct Walk
         {
             private readonly FlatReader _reader;
             private long _work;
+
+            /// <summary>The batch (with its BodyCompression and vectors) and the dictionary batch, as the walk placed them.</summary>
+            public IpcMessage Found;
 
             public Walk(FlatReader reader)
             {
@@ -142,7 +157,8 @@ namespace ArrowLz4Fast.Ipc
                 return type;
             }
 
-            public void KeyValues(FlatTable table, int index, int depth, string what)
+            /// <summary>Walks a vector of KeyValue tables; true when the field is present.</summary>
+            public bool KeyValues(FlatTable table, int index, int depth, string what)
             {
                 (int position, int count) = Vector(table, index, 4, what);
                 for (int i = 0; i < count; i++)
@@ -151,6 +167,7 @@ namespace ArrowLz4Fast.Ipc
                     String(pair, KeyValueKey, "KeyValue.key");
                     String(pair, KeyValueValue, "KeyValue.value");
                 }
+                return position > 0;
             }
 
             public void Schema(FlatTable schema, int depth)
@@ -249,15 +266,20 @@ namespace ArrowLz4Fast.Ipc
 
             public void RecordBatch(FlatTable batch, int depth)
             {
+                // A message has one RecordBatch (its header, or its DictionaryBatch's data), so what is found here is it.
+                Found.Batch = batch;
                 _reader.Field(batch, IpcMessageParser.RecordBatchLength, 8, "RecordBatch.length");
-                Vector(batch, IpcMessageParser.RecordBatchNodes, 16, "RecordBatch.nodes");
-                Vector(batch, IpcMessageParser.RecordBatchBuffers, IpcMessageParser.BufferStructSize, "RecordBatch.buffers");
-                Vector(batch, IpcMessageParser.RecordBatchVariadicCounts, 8, "RecordBatch.variadicBufferCounts");
+                (Found.Nodes, Found.NodeCount) = Vector(batch, IpcMessageParser.RecordBatchNodes, 16, "RecordBatch.nodes");
+                (Found.Buffers, Found.BufferCount) = Vector(batch, IpcMessageParser.RecordBatchBuffers, IpcMessageParser.BufferStructSize, "RecordBatch.buffers");
+                (Found.Variadic, Found.VariadicCount) = Vector(batch, IpcMessageParser.RecordBatchVariadicCounts, 8, "RecordBatch.variadicBufferCounts");
                 FlatTable compression = SubTable(batch, IpcMessageParser.RecordBatchCompression, depth + 1, "RecordBatch.compression");
+                Found.Compressed = compression.Exists;
                 if (compression.Exists)
                 {
-                    _reader.Field(compression, IpcMessageParser.CompressionCodec, 1, "BodyCompression.codec");
-                    _reader.Field(compression, IpcMessageParser.CompressionMethod, 1, "BodyCompression.method");
+                    int codec = _reader.Field(compression, IpcMessageParser.CompressionCodec, 1, "BodyCompression.codec");
+                    int method = _reader.Field(compression, IpcMessageParser.CompressionMethod, 1, "BodyCompression.method");
+                    Found.Lz4 = (codec < 0 || _reader.ReadUInt8(codec) == IpcMessageParser.CodecLz4Frame)
+                        && (method < 0 || _reader.ReadUInt8(method) == IpcMessageParser.MethodBuffer);
                 }
             }
 
