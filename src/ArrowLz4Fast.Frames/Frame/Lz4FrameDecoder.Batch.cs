@@ -36,19 +36,53 @@ namespace ArrowLz4Fast.Frames
         /// message names the item, and the inner <see cref="Lz4FrameException"/>'s offset is in <paramref name="source"/>.
         /// </exception>
         /// <exception cref="NotSupportedException">An item's frame names a dictionary.</exception>
-        public static void DecodeBatch(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions options = default)
+        public static void DecodeBatch(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions options = default) =>
+            Decode(source, destination, items, options, alongside: null);
+
+        /// <summary>
+        /// Decodes as <see cref="DecodeBatch"/> does, and runs <paramref name="alongside"/> once on the calling thread
+        /// while the helpers decode: after they have been asked to start and before the calling thread takes part (when
+        /// the batch runs sequentially, before its first item). A batch of one item runs in parallel here too: a helper
+        /// decodes it while the calling thread runs <paramref name="alongside"/>. For work that needs no core of its own, such as reading
+        /// the next input while this batch decodes, without a thread more than the parallelism allows.
+        /// </summary>
+        /// <remarks>
+        /// <paramref name="alongside"/> must not touch <paramref name="source"/> or <paramref name="destination"/>. If it
+        /// throws, no further item is started, the helpers are waited for, and its exception is thrown (the items'
+        /// destinations are then unspecified).
+        /// </remarks>
+        /// <param name="source">The bytes the items' source ranges are in.</param>
+        /// <param name="destination">The memory the items' destination ranges are in.</param>
+        /// <param name="items">The frames to decode and where.</param>
+        /// <param name="options">Checksum verification and parallelism.</param>
+        /// <param name="alongside">The work to run on the calling thread while the helpers decode.</param>
+        /// <exception cref="ArgumentNullException"><paramref name="alongside"/> is null.</exception>
+        /// <exception cref="ArgumentOutOfRangeException">An item's range is negative or outside the source or the destination.</exception>
+        /// <exception cref="ArgumentException">A stored item's two lengths differ.</exception>
+        /// <exception cref="InvalidDataException">An item's bytes are malformed (as for <see cref="DecodeBatch"/>).</exception>
+        /// <exception cref="NotSupportedException">An item's frame names a dictionary.</exception>
+        public static void DecodeBatchAlongside(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions options, Action alongside)
+        {
+            if (alongside is null)
+                throw new ArgumentNullException(nameof(alongside));
+            Decode(source, destination, items, options, alongside);
+        }
+
+        private static void Decode(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions options, Action? alongside)
         {
             long total = Lz4FrameBatchItem.Check(items, source.Length, destination.Length).Destinations;
 
             var sequential = new Lz4FrameDecoderOptions(options.VerifyChecksums, Lz4Parallelism.Sequential);
             Lz4Parallelism parallelism = options.Parallelism;
-            if (!parallelism.IsParallel || items.Length < 2 || total < parallelism.MinimumLength)
+            // With work alongside, one item is worth a helper too: it decodes while the calling thread does that work.
+            if (!parallelism.IsParallel || items.Length < (alongside is null ? 2 : 1) || total < parallelism.MinimumLength)
             {
+                alongside?.Invoke();
                 for (int i = 0; i < items.Length; i++)
                     DecodeBatchItem(source, destination, in items[i], i, sequential);
                 return;
             }
-            Lz4FrameBatchJob.Run(source, destination, items, sequential, parallelism.MaxDegreeOfParallelism);
+            Lz4FrameBatchJob.Run(source, destination, items, sequential, parallelism.MaxDegreeOfParallelism, alongside);
         }
 
         /// <summary>Decodes (or copies) one item, with its errors worded for the batch and located in the batch's source.</summary>

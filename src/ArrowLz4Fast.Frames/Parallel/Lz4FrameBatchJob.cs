@@ -26,14 +26,15 @@ namespace ArrowLz4Fast.Frames
         private int _errorIndex;
         private ExceptionDispatchInfo? _error;
 
-        public static void Run(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions sequential, int degree) =>
-            Run(source, destination, items, sequential, default, Span<int>.Empty, degree);
+        /// <summary>Decodes every item; <paramref name="alongside"/> runs on the calling thread while the helpers start on the first part.</summary>
+        public static void Run(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions sequential, int degree, Action? alongside = null) =>
+            Run(source, destination, items, sequential, default, Span<int>.Empty, degree, alongside);
 
         /// <summary>Encodes every item as one frame with <paramref name="sequential"/>; each frame's length, or -1 when it does not fit, goes to <paramref name="written"/>.</summary>
         public static void RunEncode(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameEncoderOptions sequential, Span<int> written, int degree) =>
-            Run(source, destination, items, default, sequential, written, degree);
+            Run(source, destination, items, default, sequential, written, degree, alongside: null);
 
-        private static void Run(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions sequential, Lz4FrameEncoderOptions encoder, Span<int> written, int degree)
+        private static void Run(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions sequential, Lz4FrameEncoderOptions encoder, Span<int> written, int degree, Action? alongside)
         {
             Lz4FrameBatchJob job = Lz4JobPool<Lz4FrameBatchJob>.Rent();
             try
@@ -55,7 +56,7 @@ namespace ArrowLz4Fast.Frames
                     job._error = null;
                     // The claim word counts at most MaximumBlocks - 1 items a call; a longer batch runs in parts.
                     for (int first = 0; first < items.Length; first += Lz4ParallelJob.MaximumBlocks - 1)
-                        job.RunPart(first, Math.Min(items.Length - first, Lz4ParallelJob.MaximumBlocks - 1), degree);
+                        job.RunPart(first, Math.Min(items.Length - first, Lz4ParallelJob.MaximumBlocks - 1), degree, first == 0 ? alongside : null);
                 }
                 job._error?.Throw();
             }
@@ -70,7 +71,7 @@ namespace ArrowLz4Fast.Frames
             }
         }
 
-        private void RunPart(int first, int count, int degree)
+        private void RunPart(int first, int count, int degree, Action? alongside)
         {
             if (_order.Length < count)
             {
@@ -87,7 +88,8 @@ namespace ArrowLz4Fast.Frames
             Prepare(count);
             try
             {
-                StartAndClaim(Math.Min(degree, count) - 1);
+                // With work alongside, the calling thread is busy at first, so even one item gets a helper.
+                StartAndClaim(alongside is null ? Math.Min(degree, count) - 1 : Math.Min(degree - 1, count), alongside);
             }
             finally
             {

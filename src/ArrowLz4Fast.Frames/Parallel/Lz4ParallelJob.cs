@@ -89,6 +89,30 @@ namespace ArrowLz4Fast.Frames
             ClaimLoop(caller: true);
         }
 
+        /// <summary>
+        /// As <see cref="StartAndClaim(int)"/>, running <paramref name="alongside"/> on the calling thread between the
+        /// start and its claims; if it throws, no block is claimed after it (the caller then waits for the helpers).
+        /// </summary>
+        /// <param name="helpers">Work items wanted besides the caller.</param>
+        /// <param name="alongside">Work for the calling thread while the helpers start, or null.</param>
+        protected void StartAndClaim(int helpers, Action? alongside)
+        {
+            Start(helpers);
+            if (alongside is not null)
+            {
+                try
+                {
+                    alongside();
+                }
+                catch
+                {
+                    Stop();
+                    throw;
+                }
+            }
+            ClaimLoop(caller: true);
+        }
+
         /// <summary>Publishes the call and queues the helpers still missing; the caller claims nothing.</summary>
         /// <param name="helpers">Work items wanted (the degree of parallelism minus one).</param>
         protected void Start(int helpers)

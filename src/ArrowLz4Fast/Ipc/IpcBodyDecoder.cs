@@ -35,7 +35,18 @@ namespace ArrowLz4Fast.Ipc
             _bufferParallel = new Lz4FrameDecoderOptions(options.VerifyChecksums, _degree > 1 ? new Lz4Parallelism(_degree, 1) : Lz4Parallelism.Sequential);
         }
 
-        public void Decode(ReadOnlySpan<byte> body, Span<byte> destination, long bodyOffset, IpcBufferItem[] items, int count)
+        /// <summary>The most threads a body is decoded on (1: the calling thread only).</summary>
+        public int Degree => _degree;
+
+        /// <summary>The shortest body decoded on more than one thread.</summary>
+        public int MinimumParallelLength => _minimumParallelLength;
+
+        /// <summary>
+        /// Decodes the body's buffers into their places in <paramref name="destination"/>. <paramref name="alongside"/>
+        /// (the stream's read-ahead) runs on the calling thread while the helpers decode the buffer-level batch: at most
+        /// once, and not at all when the body is decoded otherwise.
+        /// </summary>
+        public void Decode(ReadOnlySpan<byte> body, Span<byte> destination, long bodyOffset, IpcBufferItem[] items, int count, Action? alongside = null)
         {
             // Padding is zeroed so that the output never depends on what the destination held.
             int end = 0;
@@ -53,8 +64,10 @@ namespace ArrowLz4Fast.Ipc
             }
             destination.Slice(end).Clear();
 
-            bool parallel = _degree > 1 && destination.Length >= _minimumParallelLength && work >= 2;
-            if (!parallel || largest * 4 >= destination.Length * 3L)
+            // With work alongside (the read-ahead), even one large buffer goes to the batch: a helper decodes it while
+            // the calling thread does that work, where in order the helper would idle.
+            bool parallel = _degree > 1 && destination.Length >= _minimumParallelLength && (work >= 2 || (work == 1 && alongside is not null));
+            if (!parallel || (alongside is null && largest * 4 >= destination.Length * 3L))
             {
                 Lz4FrameDecoderOptions options = _degree > 1 && largest >= _minimumParallelLength ? _blockParallel : _sequential;
                 DecodeInOrder(body, destination, bodyOffset, items, count, options);
@@ -89,7 +102,11 @@ namespace ArrowLz4Fast.Ipc
             }
             try
             {
-                if (n > 0)
+                // Not with split frames: the helpers would finish the batch while the caller reads ahead, and park before
+                // the block step that follows (waking them costs more than the read-ahead saves: 64 KiB strings shape).
+                if (n > 0 && alongside is not null && split == 0)
+                    Lz4FrameDecoder.DecodeBatchAlongside(body, destination, _batch.AsSpan(0, n), _bufferParallel, alongside);
+                else if (n > 0)
                     Lz4FrameDecoder.DecodeBatch(body, destination, _batch.AsSpan(0, n), _bufferParallel);
                 for (int i = 0; i < split; i++)
                     IpcBufferDecoder.Decode(body, destination, in items[_splits[i]], bodyOffset, _blockParallel);

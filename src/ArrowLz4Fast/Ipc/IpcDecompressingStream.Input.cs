@@ -160,7 +160,15 @@ namespace ArrowLz4Fast
         private bool TryBorrowBody(int length)
         {
             if (_lookaheadStart < _lookaheadEnd)
-                return false;
+            {
+                // Read ahead (IpcDecompressingStream.ReadAhead.cs): decoded where it is, as from memory.
+                if (_lookaheadEnd - _lookaheadStart < length)
+                    return false;
+                _bodySource = new ReadOnlyMemory<byte>(_lookahead, _lookaheadStart, length);
+                _lookaheadStart += length;
+                _position += length;
+                return true;
+            }
             if (_input is ReadOnlyMemoryStream memory)
             {
                 if (!memory.TryTake(length, out _bodySource))

@@ -48,7 +48,9 @@ namespace ArrowLz4Fast
         private State _afterHeader;
         private long _position;
         private long _fileEnd = -1;
-        private readonly byte[] _lookahead = new byte[8];
+        // Bytes taken from the input ahead of the message loop: the file magic, or the next message read ahead
+        // (IpcDecompressingStream.ReadAhead.cs); pooled, as is the spare array the next read-ahead fills.
+        private byte[] _lookahead = ArrayPool<byte>.Shared.Rent(16);
         private int _lookaheadStart;
         private int _lookaheadEnd;
 
@@ -138,6 +140,7 @@ namespace ArrowLz4Fast
             _maxBodyLength = maxBodyLength;
             _drainAtEnd = drainAtEnd;
             _decoder = new IpcBodyDecoder(options ?? new Lz4FastOptions());
+            _readAhead = CanReadAhead(input, _decoder) ? ReadAhead : null;
             _header = ArrayPool<byte>.Shared.Rent(256 + HeaderSlack);
             _body = ArrayPool<byte>.Shared.Rent(InitialChunk);
         }
@@ -241,6 +244,14 @@ namespace ArrowLz4Fast
             if (_items.Length > 0)
                 ArrayPool<IpcBufferItem>.Shared.Return(_items);
             _items = Array.Empty<IpcBufferItem>();
+            ArrayPool<byte>.Shared.Return(_lookahead);
+            _lookahead = Array.Empty<byte>();
+            _lookaheadStart = _lookaheadEnd = 0;
+            if (_spare is not null)
+            {
+                ArrayPool<byte>.Shared.Return(_spare);
+                _spare = null;
+            }
             _decoder.Release();
         }
 
@@ -279,7 +290,7 @@ namespace ArrowLz4Fast
                             _handoff.Announce(_outputLength);
                         return served;
                     case State.Body:
-                        return ServeBody(destination, zeroingOwed);
+                        return ServeBody(destination, zeroingOwed, WorthReadingAhead() ? _readAhead : null);
                     case State.PassBody:
                         int n = ReadInput(destination.Slice(0, (int)Math.Min(destination.Length, _passRemaining)));
                         return Passed(n);
@@ -310,7 +321,8 @@ namespace ArrowLz4Fast
                         // Arrow's async read passes the body buffer's Memory before reaching its span.
                         bool zeroingOwed = IsWholeBodyRead(destination.Length)
                             && SlabMemoryOwner.TrySkipClear(destination.Slice(0, _outputLength), out _);
-                        return ServeBody(destination.Span, zeroingOwed);
+                        // No read-ahead: it reads the input synchronously.
+                        return ServeBody(destination.Span, zeroingOwed, alongside: null);
                     case State.PassBody:
                         int n = await ReadInputAsync(destination.Slice(0, (int)Math.Min(destination.Length, _passRemaining)), cancellationToken).ConfigureAwait(false);
                         return Passed(n);
@@ -344,14 +356,15 @@ namespace ArrowLz4Fast
 
         /// <param name="destination">Where to serve body bytes.</param>
         /// <param name="zeroingOwed">The destination is an unzeroed allocator buffer: every byte must be written, or it zeroed.</param>
-        private int ServeBody(Span<byte> destination, bool zeroingOwed)
+        /// <param name="alongside">Work for the calling thread while helpers decode the body (the read-ahead), or null.</param>
+        private int ServeBody(Span<byte> destination, bool zeroingOwed, Action? alongside)
         {
             // The zero-copy path: the reader asks for the whole body at once, into the memory the batch will own.
             if (IsWholeBodyRead(destination.Length))
             {
                 try
                 {
-                    _decoder.Decode(CompressedBody, destination.Slice(0, _outputLength), _bodyOffset, _items, _itemCount);
+                    _decoder.Decode(CompressedBody, destination.Slice(0, _outputLength), _bodyOffset, _items, _itemCount, alongside);
                 }
                 catch when (zeroingOwed)
                 {

@@ -1,0 +1,212 @@
+#if !WITHOUT_OFFICIAL_CODEC
+using System;
+using System.Collections.Generic;
+using System.IO;
+using Apache.Arrow;
+using Apache.Arrow.Ipc;
+using ArrowLz4Fast.Memory;
+using ArrowLz4Fast.Tests.Support;
+using Xunit;
+using OfficialFactory = Apache.Arrow.Compression.CompressionCodecFactory;
+
+namespace ArrowLz4Fast.Tests
+{
+    /// <summary>
+    /// The read-ahead (issue #35): from a seekable input, at more than one thread, the wrapper reads the next message
+    /// while the helpers decode the current body, so that the copy out of the input overlaps the decode. What it reads
+    /// ahead is not interpreted early: a defect or an input failure in the next message surfaces where it would without
+    /// the read-ahead.
+    /// </summary>
+    public class IpcReadAheadTests
+    {
+        private const string Strings = "ipc/pyarrow/strings.arrows";
+
+        [Theory]
+        [InlineData(2, true, true)]
+        [InlineData(1, true, false)]
+        [InlineData(2, false, false)]
+        public void The_next_message_is_read_while_this_one_decodes(int degree, bool seekable, bool readsAhead)
+        {
+            byte[] bytes = File.ReadAllBytes(Corpus.Committed(Strings));
+            List<IpcMutator.Message> messages = IpcMutator.Messages(bytes);
+            Assert.True(messages.Count >= 3 && messages[1].Lz4 && messages[2].Lz4, "a schema and two LZ4 batches");
+            long firstEnd = messages[1].Body + messages[1].BodyLength;
+            long secondEnd = messages[2].Body + messages[2].BodyLength;
+
+            var input = new Input(bytes, seekable);
+            List<RecordBatch> official = ArrowData.ReadAll(bytes, fileFormat: false, new OfficialFactory());
+            var ours = new List<RecordBatch>();
+            try
+            {
+                using (var reader = new ArrowStreamReader(new IpcDecompressingStream(input, IpcWrapped.Options(degree, 1)), SlabMemoryAllocator.Shared))
+                {
+                    ours.Add(reader.ReadNextRecordBatch());
+                    // Read to the end of the first batch's body, or ahead to the end of the second's.
+                    Assert.Equal(readsAhead ? secondEnd : firstEnd, input.Consumed);
+                    while (reader.ReadNextRecordBatch() is RecordBatch batch)
+                        ours.Add(batch);
+                }
+                ArrowData.AssertSame(official, ours);
+            }
+            finally
+            {
+                ArrowData.DisposeAll(ours);
+                ArrowData.DisposeAll(official);
+            }
+        }
+
+        /// <summary>
+        /// Seeded defects in the second batch (its metadata, its body, or the stream cut inside it): at two threads, with
+        /// the read-ahead, the reader returns the same batches before the same failure as at one thread without it.
+        /// </summary>
+        [Fact]
+        public void A_defect_in_the_next_message_fails_where_it_would_without_read_ahead()
+        {
+            byte[] original = File.ReadAllBytes(Corpus.Committed(Strings));
+            List<IpcMutator.Message> messages = IpcMutator.Messages(original);
+            IpcMutator.Message second = messages[2];
+            var random = new Random(35);
+            int failed = 0;
+            for (int i = 0; i < 300; i++)
+            {
+                byte[] bytes = (byte[])original.Clone();
+                string what;
+                switch (random.Next(3))
+                {
+                    case 0:
+                        int at = second.Metadata + random.Next(second.MetadataLength);
+                        bytes[at] = (byte)random.Next(256);
+                        what = $"metadata byte {at}";
+                        break;
+                    case 1:
+                        at = second.Body + random.Next((int)second.BodyLength);
+                        bytes[at] ^= (byte)(1 << random.Next(8));
+                        what = $"body bit at {at}";
+                        break;
+                    default:
+                        int cut = second.Start + random.Next((int)(second.Body + second.BodyLength - second.Start));
+                        bytes = bytes.AsSpan(0, cut).ToArray();
+                        what = $"cut at {cut}";
+                        break;
+                }
+                string one = Outcome(bytes, degree: 1);
+                string two = Outcome(bytes, degree: 2);
+                Assert.True(one == two, $"{what}: one thread gave '{one}', two gave '{two}'");
+                failed += one.Contains("InvalidDataException", StringComparison.Ordinal) ? 1 : 0;
+            }
+            Assert.True(failed > 100, $"only {failed} of 300 mutants failed");
+        }
+
+        [Theory]
+        [InlineData(1)]
+        [InlineData(2)]
+        public void An_input_failing_inside_the_next_message_fails_at_its_read(int degree)
+        {
+            byte[] bytes = File.ReadAllBytes(Corpus.Committed(Strings));
+            IpcMutator.Message second = IpcMutator.Messages(bytes)[2];
+            var input = new Input(bytes, seekable: true) { FailAt = second.Body + (second.BodyLength / 2) };
+            using var reader = new ArrowStreamReader(new IpcDecompressingStream(input, IpcWrapped.Options(degree, 1)), SlabMemoryAllocator.Shared);
+
+            using (RecordBatch first = reader.ReadNextRecordBatch())
+                Assert.True(first.Length > 0);
+            var error = Assert.Throws<IOException>(() => reader.ReadNextRecordBatch());
+            Assert.Equal(Input.Failure, error.Message);
+        }
+
+        /// <summary>The batches read and how the read ended: the same text at every degree when the read-ahead defers what it meets.</summary>
+        private static string Outcome(byte[] bytes, int degree)
+        {
+            var lengths = new List<int>();
+            try
+            {
+                using var reader = new ArrowStreamReader(new IpcDecompressingStream(new MemoryStream(bytes, writable: false), IpcWrapped.Options(degree, 1)), SlabMemoryAllocator.Shared);
+                while (reader.ReadNextRecordBatch() is RecordBatch batch)
+                {
+                    lengths.Add(batch.Length);
+                    batch.Dispose();
+                }
+                return $"{string.Join(",", lengths)}: end";
+            }
+            catch (Exception e)
+            {
+                return $"{string.Join(",", lengths)}: {e.GetType().Name}: {e.Message}";
+            }
+        }
+
+        /// <summary>An input over bytes, seekable or not, that counts what was read and can fail once a read reaches a position.</summary>
+        private sealed class Input : Stream
+        {
+            public const string Failure = "the input failed";
+            private readonly byte[] _bytes;
+            private readonly bool _seekable;
+            private long _position;
+
+            public Input(byte[] bytes, bool seekable)
+            {
+                _bytes = bytes;
+                _seekable = seekable;
+            }
+
+            public long FailAt { get; set; } = long.MaxValue;
+
+            /// <summary>How far the input has been read.</summary>
+            public long Consumed => _position;
+
+            public override bool CanRead => true;
+
+            public override bool CanSeek => _seekable;
+
+            public override bool CanWrite => false;
+
+            public override long Length => _seekable ? _bytes.Length : throw new NotSupportedException();
+
+            public override long Position
+            {
+                get => _seekable ? _position : throw new NotSupportedException();
+                set
+                {
+                    if (!_seekable)
+                        throw new NotSupportedException();
+                    _position = value;
+                }
+            }
+
+            public override int Read(byte[] buffer, int offset, int count)
+            {
+                int n = (int)Math.Max(0, Math.Min(count, _bytes.Length - _position));
+                if (_position + n > FailAt)
+                {
+                    // What lies before the failure arrives first, as from a real input.
+                    n = (int)(FailAt - _position);
+                    if (n <= 0)
+                        throw new IOException(Failure);
+                }
+                System.Array.Copy(_bytes, _position, buffer, offset, n);
+                _position += n;
+                return n;
+            }
+
+            public override long Seek(long offset, SeekOrigin origin)
+            {
+                if (!_seekable)
+                    throw new NotSupportedException();
+                _position = origin switch
+                {
+                    SeekOrigin.Begin => offset,
+                    SeekOrigin.Current => _position + offset,
+                    _ => _bytes.Length + offset,
+                };
+                return _position;
+            }
+
+            public override void Flush()
+            {
+            }
+
+            public override void SetLength(long value) => throw new NotSupportedException();
+
+            public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+        }
+    }
+}
+#endif
