@@ -4,7 +4,9 @@ the separate cases (one process each: Codec_2cores, Wrapper_2cores, the ceilings
 Arrow_alone_decompressed), computed from their measured iterations, beside the interleaved case's medians and
 per-operation ratios (`// interleaved 2 cores: …` and `// interleaved 1 core: …`, printed by its cleanup), in which
 the paths of each line share each moment. Logs from before the wrapper-from-memory path and the 1-core line (9773816)
-still parse; those columns stay empty.
+still parse, as do those from before the input-copy path; those columns stay empty. The input copy is the
+input read out of a stream like the wrapper's and nothing else: a reader from a stream takes at least the ceiling plus
+half of it on two cores, so (ceiling + copy/2)/wrapper is the wrapper's share of what a stream allows.
 Usage: interleaved.py <BenchmarkDotNet log>"""
 import re
 import statistics
@@ -33,6 +35,9 @@ for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
         if mem:
             interleaved[m.group(1)].update(memory=float(mem.group(1)), memory_ratio=float(mem.group(2)),
                                            memory_ceiling_ratio=float(mem.group(3)))
+        copy = re.search(r"; input copy ([0-9.]+) ms, \(ceiling \+ copy/2\)/wrapper ([0-9.]+)", line)
+        if copy:
+            interleaved[m.group(1)].update(copy=float(copy.group(1)), stream_bound_ratio=float(copy.group(2)))
         continue
     m = re.match(r"// interleaved 1 core: (.*?): (\d+) operations; medians codec ([0-9.]+) ms, wrapper ([0-9.]+) ms; "
                  r"per operation codec/wrapper ([0-9.]+)", line)
@@ -59,10 +64,11 @@ def show(value):
 
 
 print("| stream | interleaved 2 cores: codec / wrapper / wrapper from memory / ceiling hot |"
-      " **codec/wrapper** | ceiling/wrapper | from memory: codec/wrapper | ceiling/wrapper |"
+      " **codec/wrapper** | ceiling/wrapper | input copy | (ceiling + copy/2)/wrapper |"
+      " from memory: codec/wrapper | ceiling/wrapper |"
       " interleaved 1 core: codec / wrapper | ratio | separate cases: codec 2c / wrapper 2c / from memory 2c |"
       " Arrow alone |")
-print("|---|---|---:|---:|---:|---:|---|---:|---|---:|")
+print("|---|---|---:|---:|---:|---:|---:|---:|---|---:|---|---:|")
 raw = {name(s): s for s, _ in iterations}  # full stream name -> the name in the separate cases' log lines
 for full in sorted(set(raw) | set(interleaved)):
     stream = raw.get(full, full)
@@ -75,10 +81,12 @@ for full in sorted(set(raw) | set(interleaved)):
         memory = show(i["memory"]) if "memory" in i else "n/a"
         cells += [f"{show(i['codec'])} / {show(i['wrapper'])} / {memory} / {show(i['ceiling']) if has_ceiling else 'n/a'} ({i['n']} ops)",
                   f"**{i['ratio']:.2f}×**", f"{i['ceiling_ratio']:.2f}" if has_ceiling else "n/a",
+                  show(i["copy"]) if "copy" in i else "n/a",
+                  f"{i['stream_bound_ratio']:.2f}" if "copy" in i and has_ceiling else "n/a",
                   f"{i['memory_ratio']:.2f}×" if "memory" in i else "",
                   f"{i['memory_ceiling_ratio']:.2f}" if "memory" in i and has_ceiling else "n/a"]
     else:
-        cells += ["", "", "", "", ""]
+        cells += ["", "", "", "", "", "", ""]
     cells += [f"{show(one['codec'])} / {show(one['wrapper'])} ({one['n']} ops)" if one else "",
               f"{one['ratio']:.2f}×" if one else ""]
     c2, w2, m2 = ms(stream, "Codec_2cores"), ms(stream, "Wrapper_2cores"), ms(stream, "Wrapper_2cores_memory")

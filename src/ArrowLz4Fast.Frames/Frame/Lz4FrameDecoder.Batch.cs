@@ -68,6 +68,61 @@ namespace ArrowLz4Fast.Frames
             Decode(source, destination, items, options, alongside);
         }
 
+        /// <summary>
+        /// Decodes as <see cref="DecodeBatch"/> does a source that arrives while the batch decodes, front to back: the
+        /// calling thread runs <paramref name="fill"/> until the whole source is there (reading it from a file or a
+        /// stream, say) while the helpers decode each item as soon as its range has arrived; then it runs
+        /// <paramref name="alongside"/>, if any, and takes part. The copy of the source then overlaps its decode.
+        /// </summary>
+        /// <remarks>
+        /// <para>
+        /// <paramref name="fill"/> is given how many of the source's first bytes are there and must bring more: it
+        /// writes them into the memory behind <paramref name="source"/> and returns the new count, more than it was given
+        /// and at most the source's length. Items are started in <paramref name="items"/> order, so list them in source
+        /// order. The bytes before the count must not change afterwards; the bytes after it are not read until they are
+        /// counted. When the batch runs sequentially, the source is filled first.
+        /// </para>
+        /// <para>
+        /// If <paramref name="fill"/> or <paramref name="alongside"/> throws, no further item is started, the helpers
+        /// are waited for, and its exception is thrown (the items' destinations are then unspecified).
+        /// </para>
+        /// </remarks>
+        /// <param name="source">The memory the source arrives in.</param>
+        /// <param name="destination">The memory the items' destination ranges are in.</param>
+        /// <param name="items">The frames to decode and where, in source order.</param>
+        /// <param name="options">Checksum verification and parallelism.</param>
+        /// <param name="fill">Brings more of the source; runs on the calling thread until all of it is there.</param>
+        /// <param name="alongside">Work for the calling thread once the source is there, before it takes part; or null.</param>
+        /// <exception cref="ArgumentNullException"><paramref name="fill"/> is null.</exception>
+        /// <exception cref="ArgumentOutOfRangeException">An item's range is negative or outside the source or the destination.</exception>
+        /// <exception cref="ArgumentException">A stored item's two lengths differ.</exception>
+        /// <exception cref="InvalidOperationException"><paramref name="fill"/> returned no more than it was given, or more than the source's length.</exception>
+        /// <exception cref="InvalidDataException">An item's bytes are malformed (as for <see cref="DecodeBatch"/>).</exception>
+        /// <exception cref="NotSupportedException">An item's frame names a dictionary.</exception>
+        public static void DecodeBatchArriving(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions options, Lz4BatchSourceFill fill, Action? alongside = null)
+        {
+            if (fill is null)
+                throw new ArgumentNullException(nameof(fill));
+            long total = Lz4FrameBatchItem.Check(items, source.Length, destination.Length).Destinations;
+            var sequential = new Lz4FrameDecoderOptions(options.VerifyChecksums, Lz4Parallelism.Sequential);
+            Lz4Parallelism parallelism = options.Parallelism;
+            if (!parallelism.IsParallel || items.Length == 0 || total < parallelism.MinimumLength)
+            {
+                for (int arrived = 0; arrived < source.Length;)
+                {
+                    int next = fill(arrived);
+                    if (next <= arrived || next > source.Length)
+                        throw new InvalidOperationException($"The batch's source fill returned {next} after {arrived} of {source.Length} bytes had arrived; each call must bring more, up to the source's length.");
+                    arrived = next;
+                }
+                alongside?.Invoke();
+                for (int i = 0; i < items.Length; i++)
+                    DecodeBatchItem(source, destination, in items[i], i, sequential);
+                return;
+            }
+            Lz4FrameBatchJob.RunArriving(source, destination, items, sequential, parallelism.MaxDegreeOfParallelism, fill, alongside);
+        }
+
         private static void Decode(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions options, Action? alongside)
         {
             long total = Lz4FrameBatchItem.Check(items, source.Length, destination.Length).Destinations;

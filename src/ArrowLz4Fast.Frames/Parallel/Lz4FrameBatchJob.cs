@@ -1,6 +1,7 @@
 using System;
 using System.IO;
 using System.Runtime.ExceptionServices;
+using System.Threading;
 
 namespace ArrowLz4Fast.Frames
 {
@@ -26,17 +27,43 @@ namespace ArrowLz4Fast.Frames
         private int _errorIndex;
         private ExceptionDispatchInfo? _error;
 
+        // A source that arrives while the batch decodes (DecodeBatchArriving): the calling thread fills it, publishing
+        // how much is there in _arrived; a helper decodes an item once its range is there, or skips it once the fill failed.
+        private readonly Action _fillThenAlongside;
+        private Lz4BatchSourceFill? _fill;
+        private Action? _alongside;
+        private int _arrived;
+        private volatile bool _abandoned;
+
+        public Lz4FrameBatchJob() => _fillThenAlongside = FillThenAlongside;
+
         /// <summary>Decodes every item; <paramref name="alongside"/> runs on the calling thread while the helpers start on the first part.</summary>
         public static void Run(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions sequential, int degree, Action? alongside = null) =>
             Run(source, destination, items, sequential, default, Span<int>.Empty, degree, alongside);
+
+        /// <summary>
+        /// Decodes every item while <paramref name="fill"/> brings the source in, front to back, on the calling thread;
+        /// items are started in item order, each once its range has arrived. <paramref name="alongside"/> runs after the fill.
+        /// </summary>
+        public static void RunArriving(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions sequential, int degree, Lz4BatchSourceFill fill, Action? alongside)
+        {
+            Lz4FrameBatchJob job = Lz4JobPool<Lz4FrameBatchJob>.Rent();
+            job._fill = fill;
+            job._alongside = alongside;
+            job._arrived = 0;
+            job._abandoned = false;
+            Run(source, destination, items, sequential, default, Span<int>.Empty, degree, job, job._fillThenAlongside);
+        }
 
         /// <summary>Encodes every item as one frame with <paramref name="sequential"/>; each frame's length, or -1 when it does not fit, goes to <paramref name="written"/>.</summary>
         public static void RunEncode(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameEncoderOptions sequential, Span<int> written, int degree) =>
             Run(source, destination, items, default, sequential, written, degree, alongside: null);
 
-        private static void Run(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions sequential, Lz4FrameEncoderOptions encoder, Span<int> written, int degree, Action? alongside)
+        private static void Run(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions sequential, Lz4FrameEncoderOptions encoder, Span<int> written, int degree, Action? alongside) =>
+            Run(source, destination, items, sequential, encoder, written, degree, Lz4JobPool<Lz4FrameBatchJob>.Rent(), alongside);
+
+        private static void Run(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions sequential, Lz4FrameEncoderOptions encoder, Span<int> written, int degree, Lz4FrameBatchJob job, Action? alongside)
         {
-            Lz4FrameBatchJob job = Lz4JobPool<Lz4FrameBatchJob>.Rent();
             try
             {
                 fixed (byte* sourcePointer = source)
@@ -67,6 +94,8 @@ namespace ArrowLz4Fast.Frames
                 job._items = null;
                 job._written = null;
                 job._error = null;
+                job._fill = null;
+                job._alongside = null;
                 Lz4JobPool<Lz4FrameBatchJob>.Return(job);
             }
         }
@@ -81,10 +110,11 @@ namespace ArrowLz4Fast.Frames
             for (int i = 0; i < count; i++)
             {
                 _order[i] = first + i;
-                // Largest first; equal lengths keep item order.
+                // Largest first; equal lengths keep item order. A source that arrives is decoded in item order instead.
                 _keys[i] = -(((long)_items[first + i].DestinationLength << 32) - i);
             }
-            Array.Sort(_keys, _order, 0, count);
+            if (_fill is null)
+                Array.Sort(_keys, _order, 0, count);
             Prepare(count);
             try
             {
@@ -107,6 +137,8 @@ namespace ArrowLz4Fast.Frames
                     new ReadOnlySpan<byte>(_source, _sourceLength), new Span<byte>(_destination, _destinationLength), in _items[item], _encoderOptions);
                 return;
             }
+            if (_fill is not null && !WaitArrived(in _items[item]))
+                return;
             try
             {
                 Lz4FrameDecoder.DecodeBatchItem(
@@ -128,6 +160,47 @@ namespace ArrowLz4Fast.Frames
 
         protected override void AfterCallerBlock()
         {
+        }
+
+        /// <summary>The calling thread's work alongside a source that arrives: the fill to its end, then the caller's own work.</summary>
+        private void FillThenAlongside()
+        {
+            try
+            {
+                int arrived = Volatile.Read(ref _arrived);
+                while (arrived < _sourceLength)
+                {
+                    int next = _fill!(arrived);
+                    if (next <= arrived || next > _sourceLength)
+                        throw new InvalidOperationException($"The batch's source fill returned {next} after {arrived} of {_sourceLength} bytes had arrived; each call must bring more, up to the source's length.");
+                    arrived = next;
+                    Volatile.Write(ref _arrived, arrived);
+                }
+            }
+            catch
+            {
+                // Helpers waiting for bytes that will not come skip their items; the caller claims no more.
+                _abandoned = true;
+                throw;
+            }
+            _alongside?.Invoke();
+        }
+
+        /// <summary>Waits until the item's source range has arrived; false when the fill failed first.</summary>
+        private bool WaitArrived(in Lz4FrameBatchItem item)
+        {
+            long end = (long)item.SourceOffset + item.SourceLength;
+            for (int i = 1; Volatile.Read(ref _arrived) < end; i++)
+            {
+                if (_abandoned)
+                    return false;
+                // The filler is copying on another core: spin, and yield now and then in case it has none.
+                if ((i & 63) == 0)
+                    Thread.Yield();
+                else
+                    Thread.SpinWait(20);
+            }
+            return true;
         }
     }
 }

@@ -42,11 +42,13 @@ namespace ArrowLz4Fast.Ipc
         public int MinimumParallelLength => _minimumParallelLength;
 
         /// <summary>
-        /// Decodes the body's buffers into their places in <paramref name="destination"/>. <paramref name="alongside"/>
-        /// (the stream's read-ahead) runs on the calling thread while the helpers decode the buffer-level batch: at most
-        /// once, and not at all when the body is decoded otherwise.
+        /// Decodes the body's buffers into their places in <paramref name="destination"/>. <paramref name="fill"/>, when
+        /// given, brings the body in (only each buffer's first bytes are there yet): the helpers decode the buffer-level
+        /// batch as it arrives, and any other way first fills it whole. <paramref name="alongside"/> (the stream's
+        /// read-ahead) runs on the calling thread while the helpers decode the buffer-level batch, after the fill: at
+        /// most once, and not at all when the body is decoded otherwise.
         /// </summary>
-        public void Decode(ReadOnlySpan<byte> body, Span<byte> destination, long bodyOffset, IpcBufferItem[] items, int count, Action? alongside = null)
+        public void Decode(ReadOnlySpan<byte> body, Span<byte> destination, long bodyOffset, IpcBufferItem[] items, int count, Lz4BatchSourceFill? fill = null, Action? alongside = null)
         {
             // Padding is zeroed so that the output never depends on what the destination held.
             int end = 0;
@@ -70,6 +72,7 @@ namespace ArrowLz4Fast.Ipc
             if (!parallel || (alongside is null && largest * 4 >= destination.Length * 3L))
             {
                 Lz4FrameDecoderOptions options = _degree > 1 && largest >= _minimumParallelLength ? _blockParallel : _sequential;
+                Arrive(fill, body.Length);
                 DecodeInOrder(body, destination, bodyOffset, items, count, options);
                 return;
             }
@@ -104,10 +107,21 @@ namespace ArrowLz4Fast.Ipc
             {
                 // Not with split frames: the helpers would finish the batch while the caller reads ahead, and park before
                 // the block step that follows (waking them costs more than the read-ahead saves: 64 KiB strings shape).
-                if (n > 0 && alongside is not null && split == 0)
+                // A body arriving is decoded in body order as it comes (the batch items are in body order).
+                if (n > 0 && split == 0 && fill is not null)
+                {
+                    Lz4FrameDecoder.DecodeBatchArriving(body, destination, _batch.AsSpan(0, n), _bufferParallel, fill, alongside);
+                }
+                else if (n > 0 && split == 0 && alongside is not null)
+                {
                     Lz4FrameDecoder.DecodeBatchAlongside(body, destination, _batch.AsSpan(0, n), _bufferParallel, alongside);
-                else if (n > 0)
-                    Lz4FrameDecoder.DecodeBatch(body, destination, _batch.AsSpan(0, n), _bufferParallel);
+                }
+                else
+                {
+                    Arrive(fill, body.Length);
+                    if (n > 0)
+                        Lz4FrameDecoder.DecodeBatch(body, destination, _batch.AsSpan(0, n), _bufferParallel);
+                }
                 for (int i = 0; i < split; i++)
                     IpcBufferDecoder.Decode(body, destination, in items[_splits[i]], bodyOffset, _blockParallel);
             }
@@ -115,6 +129,7 @@ namespace ArrowLz4Fast.Ipc
             {
                 // Bad input is rare: the buffers decode again in body order so that the error is the one the
                 // sequential path gives, worded for the stream and at its offset in the input.
+                Arrive(fill, body.Length);
                 DecodeInOrder(body, destination, bodyOffset, items, count, _sequential);
                 throw;
             }
@@ -135,6 +150,15 @@ namespace ArrowLz4Fast.Ipc
             && Lz4FrameDescriptor.TryRead(body.Slice(item.Source, item.SourceLength), 0, out Lz4FrameDescriptor frame)
             && !frame.IsLinked
             && item.Length > frame.BlockMaximumSize;
+
+        /// <summary>Brings the rest of an arriving body (the fill returns how much is there, all of it once it has arrived).</summary>
+        private static void Arrive(Lz4BatchSourceFill? fill, int length)
+        {
+            if (fill is null)
+                return;
+            for (int arrived = 0; arrived < length;)
+                arrived = fill(arrived);
+        }
 
         /// <summary>Returns the pooled arrays.</summary>
         public void Release()

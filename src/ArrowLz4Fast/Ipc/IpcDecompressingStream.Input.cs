@@ -60,6 +60,7 @@ namespace ArrowLz4Fast
         {
             // A message starts afresh on each call, as an exception leaves the input where it stopped.
             _phase = _state == State.Start ? Phase.Open : Phase.Message;
+            _synchronous = true;
             int got = 0;
             while (Step(got))
                 got = FillSync();
@@ -68,6 +69,7 @@ namespace ArrowLz4Fast
         private async ValueTask NextMessageAsync(CancellationToken cancellationToken)
         {
             _phase = _state == State.Start ? Phase.Open : Phase.Message;
+            _synchronous = false;
             int got = 0;
             while (Step(got))
                 got = await FillAsync(cancellationToken).ConfigureAwait(false);
@@ -132,7 +134,7 @@ namespace ArrowLz4Fast
                         // Anything but an LZ4 body passes through as it is: its header is queued already.
                         if (!_message.Lz4)
                             return false;
-                        if (TryBorrowBody((int)_message.BodyLength))
+                        if (TryBorrowBody((int)_message.BodyLength) || TryDeferBody(_reader, _message))
                         {
                             FinishCompressed(_reader, _message, _metadataLength);
                             return false;
@@ -176,17 +178,21 @@ namespace ArrowLz4Fast
             }
             else
             {
-                if (_input.GetType() != typeof(MemoryStream))
-                    return false;
-                var stream = (MemoryStream)_input;
-                long at = stream.Position;
-                if (!stream.TryGetBuffer(out ArraySegment<byte> array) || at > array.Count - (long)length)
+                long at;
+                if (!TryGetExposedArray(_input, out ArraySegment<byte> array) || (at = _input.Position) > array.Count - (long)length)
                     return false;
                 _bodySource = new ReadOnlyMemory<byte>(array.Array, array.Offset + (int)at, length);
-                stream.Position = at + length;
+                _input.Position = at + length;
             }
             _position += length;
             return true;
+        }
+
+        /// <summary>The array of exactly a <see cref="MemoryStream"/> that exposes it (a derived stream may read otherwise than its array says).</summary>
+        private static bool TryGetExposedArray(Stream input, out ArraySegment<byte> array)
+        {
+            array = default;
+            return input.GetType() == typeof(MemoryStream) && ((MemoryStream)input).TryGetBuffer(out array);
         }
 
         private bool Want(Phase next, Target target, int offset, int count, int slack)

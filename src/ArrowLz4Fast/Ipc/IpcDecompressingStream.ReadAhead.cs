@@ -27,8 +27,9 @@ namespace ArrowLz4Fast
         private byte[]? _spare;
 
         /// <summary>Whether reading ahead can pay: helpers to decode alongside, and an input whose bytes are there but not in memory already.</summary>
+        /// <remarks>A <see cref="MemoryStream"/> that exposes its array lends its bodies already (its answer is fixed when it is made).</remarks>
         private static bool CanReadAhead(Stream input, IpcBodyDecoder decoder) =>
-            decoder.Degree > 1 && input.CanSeek && input is not ReadOnlyMemoryStream;
+            decoder.Degree > 1 && input.CanSeek && input is not ReadOnlyMemoryStream && !TryGetExposedArray(input, out _);
 
         /// <summary>
         /// Whether to read ahead while this body decodes: nothing is read ahead yet, and at least a parallel body's worth
@@ -37,21 +38,29 @@ namespace ArrowLz4Fast
         /// </summary>
         private bool WorthReadingAhead()
         {
-            // A MemoryStream that exposes its array lends its bodies already; copying them here would only cost.
-            if (_readAhead is null || _lookaheadStart < _lookaheadEnd || (_input.GetType() == typeof(MemoryStream) && ((MemoryStream)_input).TryGetBuffer(out _)))
+            if (_readAhead is null || _lookaheadStart < _lookaheadEnd)
                 return false;
             try
             {
-                long left = _input.Length - _input.Position;
-                if (_fileEnd >= 0)
-                    left = Math.Min(left, _fileEnd - _position);
-                return left >= Math.Max(8, _decoder.MinimumParallelLength);
+                return InputLeft() >= Math.Max(8, _decoder.MinimumParallelLength);
             }
             catch (Exception)
             {
                 // The message loop meets the input's failure where it reads it.
                 return false;
             }
+        }
+
+        /// <summary>
+        /// The input left after the message being served: up to the file's footer, and past the rest of a body still
+        /// arriving. Only for seekable inputs; it may throw what the input throws.
+        /// </summary>
+        private long InputLeft()
+        {
+            long left = _input.Length - _input.Position;
+            if (_fileEnd >= 0)
+                left = Math.Min(left, _fileEnd - _position);
+            return left - ArrivingLeft;
         }
 
         /// <summary>
@@ -66,9 +75,7 @@ namespace ArrowLz4Fast
             int got = 0;
             try
             {
-                long available = _input.Length - _input.Position;
-                if (_fileEnd >= 0)
-                    available = Math.Min(available, _fileEnd - _position);
+                long available = InputLeft();
                 if (available < 8 || !Fill(ref ahead, ref got, 8))
                     return;
                 int length = BinaryPrimitives.ReadInt32LittleEndian(ahead);

@@ -318,6 +318,8 @@ namespace ArrowLz4Fast
                     case State.Header:
                         return ServeHeader(destination.Span);
                     case State.Body:
+                        if (_arriving)
+                            await ArriveAsync(cancellationToken).ConfigureAwait(false);
                         // Arrow's async read passes the body buffer's Memory before reaching its span.
                         bool zeroingOwed = IsWholeBodyRead(destination.Length)
                             && SlabMemoryOwner.TrySkipClear(destination.Slice(0, _outputLength), out _);
@@ -364,7 +366,7 @@ namespace ArrowLz4Fast
             {
                 try
                 {
-                    _decoder.Decode(CompressedBody, destination.Slice(0, _outputLength), _bodyOffset, _items, _itemCount, alongside);
+                    _decoder.Decode(CompressedBody, destination.Slice(0, _outputLength), _bodyOffset, _items, _itemCount, BodyFill, alongside);
                 }
                 catch when (zeroingOwed)
                 {
@@ -385,7 +387,7 @@ namespace ArrowLz4Fast
                     _window = null;
                     _window = ArrayPool<byte>.Shared.Rent(_outputLength);
                 }
-                _decoder.Decode(CompressedBody, _window.AsSpan(0, _outputLength), _bodyOffset, _items, _itemCount);
+                _decoder.Decode(CompressedBody, _window.AsSpan(0, _outputLength), _bodyOffset, _items, _itemCount, BodyFill);
                 _windowReady = true;
             }
             int n = Math.Min(destination.Length, _outputLength - _outputRead);

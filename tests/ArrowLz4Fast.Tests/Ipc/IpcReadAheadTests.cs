@@ -17,7 +17,7 @@ namespace ArrowLz4Fast.Tests
     /// ahead is not interpreted early: a defect or an input failure in the next message surfaces where it would without
     /// the read-ahead.
     /// </summary>
-    public class IpcReadAheadTests
+    public partial class IpcReadAheadTests
     {
         private const string Strings = "ipc/pyarrow/strings.arrows";
 
@@ -60,12 +60,14 @@ namespace ArrowLz4Fast.Tests
         /// the read-ahead, the reader returns the same batches before the same failure as at one thread without it.
         /// </summary>
         [Fact]
-        public void A_defect_in_the_next_message_fails_where_it_would_without_read_ahead()
+        public void A_defect_in_the_next_message_fails_where_it_would_without_read_ahead() => AssertDefectsFailAsAtOneThread(message: 2, seed: 35);
+
+        private static void AssertDefectsFailAsAtOneThread(int message, int seed)
         {
             byte[] original = File.ReadAllBytes(Corpus.Committed(Strings));
             List<IpcMutator.Message> messages = IpcMutator.Messages(original);
-            IpcMutator.Message second = messages[2];
-            var random = new Random(35);
+            IpcMutator.Message target = messages[message];
+            var random = new Random(seed);
             int failed = 0;
             for (int i = 0; i < 300; i++)
             {
@@ -74,17 +76,17 @@ namespace ArrowLz4Fast.Tests
                 switch (random.Next(3))
                 {
                     case 0:
-                        int at = second.Metadata + random.Next(second.MetadataLength);
+                        int at = target.Metadata + random.Next(target.MetadataLength);
                         bytes[at] = (byte)random.Next(256);
                         what = $"metadata byte {at}";
                         break;
                     case 1:
-                        at = second.Body + random.Next((int)second.BodyLength);
+                        at = target.Body + random.Next((int)target.BodyLength);
                         bytes[at] ^= (byte)(1 << random.Next(8));
                         what = $"body bit at {at}";
                         break;
                     default:
-                        int cut = second.Start + random.Next((int)(second.Body + second.BodyLength - second.Start));
+                        int cut = target.Start + random.Next((int)(target.Body + target.BodyLength - target.Start));
                         bytes = bytes.AsSpan(0, cut).ToArray();
                         what = $"cut at {cut}";
                         break;
@@ -114,12 +116,14 @@ namespace ArrowLz4Fast.Tests
         }
 
         /// <summary>The batches read and how the read ended: the same text at every degree when the read-ahead defers what it meets.</summary>
-        private static string Outcome(byte[] bytes, int degree)
+        private static string Outcome(byte[] bytes, int degree) => Outcome(new MemoryStream(bytes, writable: false), degree);
+
+        private static string Outcome(Stream input, int degree)
         {
             var lengths = new List<int>();
             try
             {
-                using var reader = new ArrowStreamReader(new IpcDecompressingStream(new MemoryStream(bytes, writable: false), IpcWrapped.Options(degree, 1)), SlabMemoryAllocator.Shared);
+                using var reader = new ArrowStreamReader(new IpcDecompressingStream(input, IpcWrapped.Options(degree, 1)), SlabMemoryAllocator.Shared);
                 while (reader.ReadNextRecordBatch() is RecordBatch batch)
                 {
                     lengths.Add(batch.Length);
@@ -149,8 +153,14 @@ namespace ArrowLz4Fast.Tests
 
             public long FailAt { get; set; } = long.MaxValue;
 
+            /// <summary>Where the input ends early although its length says otherwise (a file cut while it is read).</summary>
+            public long EndAt { get; set; } = long.MaxValue;
+
             /// <summary>How far the input has been read.</summary>
             public long Consumed => _position;
+
+            /// <summary>Every read: where it started and how many bytes it asked for.</summary>
+            public List<(long At, int Count)> Reads { get; } = new List<(long At, int Count)>();
 
             public override bool CanRead => true;
 
@@ -173,7 +183,8 @@ namespace ArrowLz4Fast.Tests
 
             public override int Read(byte[] buffer, int offset, int count)
             {
-                int n = (int)Math.Max(0, Math.Min(count, _bytes.Length - _position));
+                Reads.Add((_position, count));
+                int n = (int)Math.Max(0, Math.Min(count, Math.Min(_bytes.Length, EndAt) - _position));
                 if (_position + n > FailAt)
                 {
                     // What lies before the failure arrives first, as from a real input.

@@ -1,0 +1,174 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading;
+using ArrowLz4Fast.Frames;
+using Xunit;
+
+namespace ArrowLz4Fast.Tests
+{
+    /// <summary>
+    /// <see cref="Lz4FrameDecoder.DecodeBatchArriving"/>: a source that arrives while the batch decodes (the IPC stream's
+    /// first body from a seekable input, issue #35). The output is DecodeBatch's; no item is read before its range has
+    /// arrived (the memory behind the source holds other bytes until then); the fill runs on the calling thread until
+    /// the source is there, and the helpers decode meanwhile.
+    /// </summary>
+    public partial class DecodeBatchTests
+    {
+        [Theory]
+        [MemberData(nameof(Degrees))]
+        public void Arriving_decodes_as_DecodeBatch_reading_only_what_has_arrived(int degree)
+        {
+            for (int round = 0; round < 4; round++)
+            {
+                Batch batch = Batch.Pack(CorpusEntries(), seed: 1000 + (10 * degree) + round);
+                // In source order (as the IPC stream lists them) in two rounds, as packed (shuffled) in the others.
+                Lz4FrameBatchItem[] items = round % 2 == 0 ? batch.Items.OrderBy(i => i.SourceOffset).ToArray() : batch.Items;
+                var arriving = new Arrival(batch.Source, new Random(round), stallEvery: 5);
+                byte[] destination = batch.NewDestination(Sentinel);
+                byte[] before = destination.ToArray();
+                int caller = Environment.CurrentManagedThreadId;
+                var alongside = new List<(int Thread, int Arrived)>();
+
+                Lz4FrameDecoder.DecodeBatchArriving(arriving.Memory, destination, items, Options(degree), arriving.Fill, () => alongside.Add((Environment.CurrentManagedThreadId, arriving.Arrived)));
+
+                Assert.Equal(batch.Source.Length, arriving.Arrived);
+                Assert.All(arriving.Threads, t => Assert.Equal(caller, t));
+                // Once, on the calling thread, after the whole source had arrived.
+                Assert.Equal(new[] { (caller, batch.Source.Length) }, alongside);
+                AssertDecoded(batch, destination, before);
+            }
+        }
+
+        [Theory]
+        [InlineData(2)]
+        [InlineData(8)]
+        public void Items_are_decoded_while_the_rest_of_the_source_arrives(int degree)
+        {
+            Batch batch = Batch.Pack(MediumCorpusEntries().Take(4).ToList(), seed: 1100 + degree);
+            Lz4FrameBatchItem[] items = batch.Items.OrderBy(i => i.SourceOffset).ToArray();
+            Lz4FrameBatchItem first = items[0];
+            Assert.True(first.DestinationLength > 0);
+            byte[] destination = batch.NewDestination(Sentinel);
+            byte[] before = destination.ToArray();
+            var memory = new byte[batch.Source.Length];
+            bool decodedMeanwhile = false;
+
+            Lz4FrameDecoder.DecodeBatchArriving(memory, destination, items, Options(degree), arrived =>
+            {
+                // The first item arrives; then the fill waits (bounded) until a helper has written it.
+                int end = first.SourceOffset + first.SourceLength;
+                if (arrived < end)
+                {
+                    batch.Source.AsSpan(arrived, end - arrived).CopyTo(memory.AsSpan(arrived));
+                    return end;
+                }
+                var clock = System.Diagnostics.Stopwatch.StartNew();
+                while (!decodedMeanwhile && clock.ElapsedMilliseconds < 10_000)
+                {
+                    Interlocked.MemoryBarrier();
+                    decodedMeanwhile = !destination.AsSpan(first.DestinationOffset, first.DestinationLength).SequenceEqual(before.AsSpan(first.DestinationOffset, first.DestinationLength));
+                    Thread.Sleep(1);
+                }
+                batch.Source.AsSpan(arrived).CopyTo(memory.AsSpan(arrived));
+                return memory.Length;
+            });
+
+            Assert.True(decodedMeanwhile, "the first item was not decoded while the rest of the source arrived");
+            AssertDecoded(batch, destination, before);
+        }
+
+        [Theory]
+        [MemberData(nameof(Degrees))]
+        public void A_failing_fill_is_thrown_after_the_helpers_are_done(int degree)
+        {
+            Batch batch = Batch.Pack(CorpusEntries(), seed: 1200 + degree);
+            Lz4FrameBatchItem[] items = batch.Items.OrderBy(i => i.SourceOffset).ToArray();
+            var memory = new byte[batch.Source.Length];
+            byte[] destination = batch.NewDestination(Sentinel);
+            int half = memory.Length / 2;
+
+            var error = Assert.Throws<System.IO.IOException>(() => Lz4FrameDecoder.DecodeBatchArriving(memory, destination, items, Options(degree), arrived =>
+            {
+                if (arrived >= half)
+                    throw new System.IO.IOException("the input failed");
+                batch.Source.AsSpan(0, half).CopyTo(memory);
+                return half;
+            }));
+            Assert.Equal("the input failed", error.Message);
+
+            // No helper writes after the call returned, and the job is usable again.
+            byte[] after = destination.ToArray();
+            Thread.Sleep(50);
+            Assert.Equal(after, destination);
+            var arriving = new Arrival(batch.Source, new Random(7), stallEvery: 0);
+            byte[] again = batch.NewDestination(Sentinel);
+            Lz4FrameDecoder.DecodeBatchArriving(arriving.Memory, again, items, Options(degree), arriving.Fill);
+            AssertDecoded(batch, again, batch.NewDestination(Sentinel));
+        }
+
+        [Theory]
+        [InlineData(0)]
+        [InlineData(-1)]
+        [InlineData(1)]
+        public void A_fill_that_brings_nothing_or_too_much_is_refused(int step)
+        {
+            Batch batch = Batch.Pack(SmallCorpusEntries(), seed: 1300);
+            var memory = new byte[batch.Source.Length];
+            foreach (int degree in new[] { 1, 2 })
+            {
+                var error = Assert.Throws<InvalidOperationException>(() => Lz4FrameDecoder.DecodeBatchArriving(memory, batch.NewDestination(Sentinel), batch.Items, Options(degree), arrived =>
+                    step == 1 ? memory.Length + 1 : arrived + step));
+                Assert.Contains("source fill returned", error.Message, StringComparison.Ordinal);
+            }
+        }
+
+        [Fact]
+        public void Fill_must_be_given()
+        {
+            Batch batch = Batch.Pack(SmallCorpusEntries(), seed: 1400);
+            Assert.Throws<ArgumentNullException>(() => Lz4FrameDecoder.DecodeBatchArriving(batch.Source, batch.NewDestination(Sentinel), batch.Items, Options(2), null!));
+        }
+
+        /// <summary>
+        /// A source that arrives in random chunks into memory holding other bytes (so an item read early decodes wrong or
+        /// fails), stalling now and then so that helpers reach items that have not arrived.
+        /// </summary>
+        private sealed class Arrival
+        {
+            private readonly byte[] _source;
+            private readonly Random _random;
+            private readonly int _stallEvery;
+            private int _calls;
+
+            public Arrival(byte[] source, Random random, int stallEvery)
+            {
+                _source = source;
+                _random = random;
+                _stallEvery = stallEvery;
+                Memory = new byte[source.Length];
+                for (int i = 0; i < Memory.Length; i++)
+                    Memory[i] = (byte)~source[i];
+            }
+
+            public byte[] Memory { get; }
+
+            public int Arrived { get; private set; }
+
+            public List<int> Threads { get; } = new List<int>();
+
+            public int Fill(int arrived)
+            {
+                Assert.Equal(Arrived, arrived);
+                Threads.Add(Environment.CurrentManagedThreadId);
+                _calls++;
+                if (_stallEvery > 0 && _calls % _stallEvery == 0)
+                    Thread.Sleep(1);
+                int next = Math.Min(_source.Length, arrived + 1 + _random.Next(1 << _random.Next(4, 17)));
+                _source.AsSpan(arrived, next - arrived).CopyTo(Memory.AsSpan(arrived));
+                Arrived = next;
+                return next;
+            }
+        }
+    }
+}
