@@ -78,9 +78,10 @@ namespace ArrowLz4Fast.Frames
         /// <para>
         /// <paramref name="fill"/> is given how many of the source's first bytes are there and must bring more: it
         /// writes them into the memory behind <paramref name="source"/> and returns the new count, more than it was given
-        /// and at most the source's length. Items are started in <paramref name="items"/> order, so list them in source
-        /// order. The bytes before the count must not change afterwards; the bytes after it are not read until they are
-        /// counted. When the batch runs sequentially, the source is filled first.
+        /// and at most the source's length. Items are claimed largest first, as <see cref="DecodeBatch"/> claims them,
+        /// and a thread that claimed one waits until its range has arrived. The bytes before the count must not change
+        /// afterwards; the bytes after it are not read until they are counted. When the batch runs sequentially, the
+        /// source is filled first.
         /// </para>
         /// <para>
         /// If <paramref name="fill"/> or <paramref name="alongside"/> throws, no further item is started, the helpers
@@ -89,7 +90,7 @@ namespace ArrowLz4Fast.Frames
         /// </remarks>
         /// <param name="source">The memory the source arrives in.</param>
         /// <param name="destination">The memory the items' destination ranges are in.</param>
-        /// <param name="items">The frames to decode and where, in source order.</param>
+        /// <param name="items">The frames to decode and where.</param>
         /// <param name="options">Checksum verification and parallelism.</param>
         /// <param name="fill">Brings more of the source; runs on the calling thread until all of it is there.</param>
         /// <param name="alongside">Work for the calling thread once the source is there, before it takes part; or null.</param>

@@ -107,7 +107,7 @@ namespace ArrowLz4Fast.Ipc
             {
                 // Not with split frames: the helpers would finish the batch while the caller reads ahead, and park before
                 // the block step that follows (waking them costs more than the read-ahead saves: 64 KiB strings shape).
-                // A body arriving is decoded in body order as it comes (the batch items are in body order).
+                // A body arriving: each buffer is decoded once its bytes are there, while the caller copies the rest.
                 if (n > 0 && split == 0 && fill is not null)
                 {
                     Lz4FrameDecoder.DecodeBatchArriving(body, destination, _batch.AsSpan(0, n), _bufferParallel, fill, alongside);

@@ -11,7 +11,7 @@ namespace ArrowLz4Fast.Tests
     /// <see cref="Lz4FrameDecoder.DecodeBatchArriving"/>: a source that arrives while the batch decodes (the IPC stream's
     /// first body from a seekable input, issue #35). The output is DecodeBatch's; no item is read before its range has
     /// arrived (the memory behind the source holds other bytes until then); the fill runs on the calling thread until
-    /// the source is there, and the helpers decode meanwhile.
+    /// the source is there, and the helpers decode meanwhile, claiming items largest first as DecodeBatch does.
     /// </summary>
     public partial class DecodeBatchTests
     {
@@ -45,19 +45,27 @@ namespace ArrowLz4Fast.Tests
         [InlineData(8)]
         public void Items_are_decoded_while_the_rest_of_the_source_arrives(int degree)
         {
-            Batch batch = Batch.Pack(MediumCorpusEntries().Take(4).ToList(), seed: 1100 + degree);
-            Lz4FrameBatchItem[] items = batch.Items.OrderBy(i => i.SourceOffset).ToArray();
-            Lz4FrameBatchItem first = items[0];
-            Assert.True(first.DestinationLength > 0);
+            // Items are claimed largest first: a batch whose largest item is not the last in the source.
+            Batch batch;
+            Lz4FrameBatchItem largest;
+            int seed = 1100 + degree;
+            while (true)
+            {
+                batch = Batch.Pack(MediumCorpusEntries().Take(4).ToList(), seed++);
+                largest = batch.Items.OrderByDescending(i => i.DestinationLength).First();
+                if (batch.Items.Any(i => i.SourceOffset > largest.SourceOffset && i.DestinationLength > 0))
+                    break;
+            }
+            int end = largest.SourceOffset + largest.SourceLength;
             byte[] destination = batch.NewDestination(Sentinel);
             byte[] before = destination.ToArray();
             var memory = new byte[batch.Source.Length];
             bool decodedMeanwhile = false;
 
-            Lz4FrameDecoder.DecodeBatchArriving(memory, destination, items, Options(degree), arrived =>
+            Lz4FrameDecoder.DecodeBatchArriving(memory, destination, batch.Items, Options(degree), arrived =>
             {
-                // The first item arrives; then the fill waits (bounded) until a helper has written it.
-                int end = first.SourceOffset + first.SourceLength;
+                // The source up to the end of the largest item arrives; then the fill waits (bounded) until a helper
+                // has written that item, before the rest (with at least one other item) arrives.
                 if (arrived < end)
                 {
                     batch.Source.AsSpan(arrived, end - arrived).CopyTo(memory.AsSpan(arrived));
@@ -67,14 +75,14 @@ namespace ArrowLz4Fast.Tests
                 while (!decodedMeanwhile && clock.ElapsedMilliseconds < 10_000)
                 {
                     Interlocked.MemoryBarrier();
-                    decodedMeanwhile = !destination.AsSpan(first.DestinationOffset, first.DestinationLength).SequenceEqual(before.AsSpan(first.DestinationOffset, first.DestinationLength));
+                    decodedMeanwhile = !destination.AsSpan(largest.DestinationOffset, largest.DestinationLength).SequenceEqual(before.AsSpan(largest.DestinationOffset, largest.DestinationLength));
                     Thread.Sleep(1);
                 }
                 batch.Source.AsSpan(arrived).CopyTo(memory.AsSpan(arrived));
                 return memory.Length;
             });
 
-            Assert.True(decodedMeanwhile, "the first item was not decoded while the rest of the source arrived");
+            Assert.True(decodedMeanwhile, "the largest item was not decoded while the rest of the source arrived");
             AssertDecoded(batch, destination, before);
         }
 
