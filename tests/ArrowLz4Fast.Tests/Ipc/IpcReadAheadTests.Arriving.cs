@@ -5,12 +5,10 @@ using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using System.Threading.Tasks;
-using Apache.Arrow;
 using Apache.Arrow.Ipc;
 using ArrowLz4Fast.Memory;
 using ArrowLz4Fast.Tests.Support;
 using Xunit;
-using OfficialFactory = Apache.Arrow.Compression.CompressionCodecFactory;
 
 namespace ArrowLz4Fast.Tests
 {
@@ -34,22 +32,7 @@ namespace ArrowLz4Fast.Tests
             IpcMutator.Message first = IpcMutator.Messages(bytes)[1];
             Assert.True(first.Lz4 && first.BodyLength > 4 * BufferHead);
             var input = new Input(bytes, seekable);
-            List<RecordBatch> official = ArrowData.ReadAll(bytes, fileFormat: false, new OfficialFactory());
-            var ours = new List<RecordBatch>();
-            try
-            {
-                using (var reader = new ArrowStreamReader(new IpcDecompressingStream(input, IpcWrapped.Options(degree, 1)), SlabMemoryAllocator.Shared))
-                {
-                    while (reader.ReadNextRecordBatch() is RecordBatch batch)
-                        ours.Add(batch);
-                }
-                ArrowData.AssertSame(official, ours);
-            }
-            finally
-            {
-                ArrowData.DisposeAll(ours);
-                ArrowData.DisposeAll(official);
-            }
+            AssertReadsAsOfficial(bytes, input, degree);
 
             // The reads inside the first body: with the arrival, the buffers' heads (short reads at several places) come
             // before the body is read from its start; without it, the body is read from its start at once.

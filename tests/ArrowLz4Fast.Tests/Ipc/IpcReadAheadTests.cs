@@ -34,17 +34,25 @@ namespace ArrowLz4Fast.Tests
             long secondEnd = messages[2].Body + messages[2].BodyLength;
 
             var input = new Input(bytes, seekable);
+            // Read to the end of the first batch's body, or ahead to the end of the second's.
+            AssertReadsAsOfficial(bytes, input, degree, afterFirst: () => Assert.Equal(readsAhead ? secondEnd : firstEnd, input.Consumed));
+        }
+
+        /// <summary>Reads every batch through the wrapper from <paramref name="input"/> and compares them with the official reader's.</summary>
+        private static void AssertReadsAsOfficial(byte[] bytes, Stream input, int degree, Action? afterFirst = null)
+        {
             List<RecordBatch> official = ArrowData.ReadAll(bytes, fileFormat: false, new OfficialFactory());
             var ours = new List<RecordBatch>();
             try
             {
                 using (var reader = new ArrowStreamReader(new IpcDecompressingStream(input, IpcWrapped.Options(degree, 1)), SlabMemoryAllocator.Shared))
                 {
-                    ours.Add(reader.ReadNextRecordBatch());
-                    // Read to the end of the first batch's body, or ahead to the end of the second's.
-                    Assert.Equal(readsAhead ? secondEnd : firstEnd, input.Consumed);
                     while (reader.ReadNextRecordBatch() is RecordBatch batch)
+                    {
                         ours.Add(batch);
+                        if (ours.Count == 1)
+                            afterFirst?.Invoke();
+                    }
                 }
                 ArrowData.AssertSame(official, ours);
             }
