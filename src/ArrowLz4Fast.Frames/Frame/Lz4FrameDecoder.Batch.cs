@@ -110,12 +110,7 @@ namespace ArrowLz4Fast.Frames
             if (!parallelism.IsParallel || items.Length == 0 || total < parallelism.MinimumLength)
             {
                 for (int arrived = 0; arrived < source.Length;)
-                {
-                    int next = fill(arrived);
-                    if (next <= arrived || next > source.Length)
-                        throw new InvalidOperationException($"The batch's source fill returned {next} after {arrived} of {source.Length} bytes had arrived; each call must bring more, up to the source's length.");
-                    arrived = next;
-                }
+                    arrived = Lz4FrameBatchJob.NextArrived(fill, arrived, source.Length);
                 alongside?.Invoke();
                 for (int i = 0; i < items.Length; i++)
                     DecodeBatchItem(source, destination, in items[i], i, sequential);

@@ -170,10 +170,7 @@ namespace ArrowLz4Fast.Frames
                 int arrived = Volatile.Read(ref _arrived);
                 while (arrived < _sourceLength)
                 {
-                    int next = _fill!(arrived);
-                    if (next <= arrived || next > _sourceLength)
-                        throw new InvalidOperationException($"The batch's source fill returned {next} after {arrived} of {_sourceLength} bytes had arrived; each call must bring more, up to the source's length.");
-                    arrived = next;
+                    arrived = NextArrived(_fill!, arrived, _sourceLength);
                     Volatile.Write(ref _arrived, arrived);
                 }
             }
@@ -184,6 +181,15 @@ namespace ArrowLz4Fast.Frames
                 throw;
             }
             _alongside?.Invoke();
+        }
+
+        /// <summary>Calls the fill once and holds it to its contract: each call brings more, up to the source's length.</summary>
+        internal static int NextArrived(Lz4BatchSourceFill fill, int arrived, int sourceLength)
+        {
+            int next = fill(arrived);
+            if (next <= arrived || next > sourceLength)
+                throw new InvalidOperationException($"The batch's source fill returned {next} after {arrived} of {sourceLength} bytes had arrived; each call must bring more, up to the source's length.");
+            return next;
         }
 
         /// <summary>Waits until the item's source range has arrived; false when the fill failed first.</summary>

@@ -102,11 +102,7 @@ namespace ArrowLz4Fast
                 if (count == 0)
                     continue;
                 _input.Position = start + offset;
-                int got = 0;
-                int n;
-                while (got < count && (n = _input.Read(_body, offset + got, count - got)) > 0)
-                    got += n;
-                if (got < count)
+                if (ReadUpTo(_body, offset, count) < count)
                     return false;
             }
             return true;
@@ -119,13 +115,7 @@ namespace ArrowLz4Fast
             // The stream's own count rules: a decode retried after a failure, or asked again once all is there, reads nothing twice.
             if (!_arriving)
                 return length;
-            int n = _input.Read(_body, _arrived, Math.Min(length - _arrived, ArrivalChunk));
-            if (n <= 0)
-                IpcErrors.ThrowTruncated(_position, "a message body", length, _arrived);
-            _arrived += n;
-            _position += n;
-            if (_arrived == length)
-                _arriving = false;
+            Arrived(ReadInput(_body, _arrived, Math.Min(length - _arrived, ArrivalChunk)));
             return _arrived;
         }
 
@@ -136,12 +126,19 @@ namespace ArrowLz4Fast
             while (_arriving)
             {
                 int n = await ReadInputAsync(_body.AsMemory(_arrived, length - _arrived), cancellationToken).ConfigureAwait(false);
-                if (n <= 0)
-                    IpcErrors.ThrowTruncated(_position, "a message body", length, _arrived);
-                _arrived += n;
-                if (_arrived == length)
-                    _arriving = false;
+                Arrived(n);
             }
+        }
+
+        /// <summary>Counts what one read of the arriving body brought (it is already counted in the input's position); an input that ended is a truncated body.</summary>
+        private void Arrived(int n)
+        {
+            int length = (int)_message.BodyLength;
+            if (n <= 0)
+                IpcErrors.ThrowTruncated(_position, "a message body", length, _arrived);
+            _arrived += n;
+            if (_arrived == length)
+                _arriving = false;
         }
     }
 }

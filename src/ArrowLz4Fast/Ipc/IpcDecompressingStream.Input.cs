@@ -304,11 +304,7 @@ namespace ArrowLz4Fast
             switch (_fillTarget)
             {
                 case Target.Lookahead:
-                    int read = 0;
-                    int n;
-                    while (read < _fillCount && (n = _input.Read(_lookahead, read, _fillCount - read)) > 0)
-                        read += n;
-                    return read;
+                    return ReadUpTo(_lookahead, 0, _fillCount);
                 case Target.Drain:
                     while (_input.Read(_body, 0, _body.Length) > 0)
                     {
@@ -357,6 +353,19 @@ namespace ArrowLz4Fast
 
         /// <summary>The array a metadata or body fill reads into (it may be replaced by a larger one as bytes arrive).</summary>
         private ref byte[] FillBuffer => ref _fillTarget == Target.Header ? ref _header : ref _body;
+
+        /// <summary>
+        /// Reads the input into an array until <paramref name="count"/> bytes are there or the input ends, and returns how
+        /// many came; uncounted, as <see cref="ReadRawAsync"/>.
+        /// </summary>
+        private int ReadUpTo(byte[] buffer, int offset, int count)
+        {
+            int got = 0;
+            int n;
+            while (got < count && (n = _input.Read(buffer, offset + got, count - got)) > 0)
+                got += n;
+            return got;
+        }
 
         /// <summary>Reads the input into an array, uncounted (the lookahead is counted as it is served; a drain is past the end).</summary>
         private ValueTask<int> ReadRawAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) =>

@@ -125,9 +125,7 @@ namespace ArrowLz4Fast
                 ArrayPool<byte>.Shared.Return(ahead);
                 ahead = larger;
             }
-            int n;
-            while (got < count && (n = _input.Read(ahead, got, count - got)) > 0)
-                got += n;
+            got += ReadUpTo(ahead, got, count - got);
             return got == count;
         }
     }

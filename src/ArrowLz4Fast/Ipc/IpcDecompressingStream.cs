@@ -420,10 +420,7 @@ namespace ArrowLz4Fast
                 return;
             _input.Seek(length - 10, SeekOrigin.Begin);
             byte[] trailer = new byte[10];
-            int got = 0;
-            int n;
-            while (got < 10 && (n = _input.Read(trailer, got, 10 - got)) > 0)
-                got += n;
+            int got = ReadUpTo(trailer, 0, 10);
             _input.Seek(here, SeekOrigin.Begin);
             if (got == 10 && trailer.AsSpan(4).SequenceEqual(s_fileMagic))
             {
