@@ -6,7 +6,9 @@ per-operation ratios (`// interleaved 2 cores: …` and `// interleaved 1 core: 
 the paths of each line share each moment. Logs from before the wrapper-from-memory path and the 1-core line (9773816)
 still parse, as do those from before the input-copy path; those columns stay empty. The input copy is the
 input read out of a stream like the wrapper's and nothing else: a reader from a stream takes at least the ceiling plus
-half of it on two cores, so (ceiling + copy/2)/wrapper is the wrapper's share of what a stream allows.
+half of it on two cores, so (ceiling + copy/2)/wrapper is the wrapper's share of what a stream allows. The ceiling
+from input measures that bound: the two threads copy each buffer they claim out of the input, then decode it (logs
+from before it leave its column empty).
 Usage: interleaved.py <BenchmarkDotNet log>"""
 import re
 import statistics
@@ -38,6 +40,9 @@ for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
         copy = re.search(r"; input copy ([0-9.]+) ms, \(ceiling \+ copy/2\)/wrapper ([0-9.]+)", line)
         if copy:
             interleaved[m.group(1)].update(copy=float(copy.group(1)), stream_bound_ratio=float(copy.group(2)))
+        measured = re.search(r"; ceiling from input ([0-9.]+) ms, ceiling from input/wrapper ([0-9.]+)", line)
+        if measured:
+            interleaved[m.group(1)].update(from_input=float(measured.group(1)), from_input_ratio=float(measured.group(2)))
         continue
     m = re.match(r"// interleaved 1 core: (.*?): (\d+) operations; medians codec ([0-9.]+) ms, wrapper ([0-9.]+) ms; "
                  r"per operation codec/wrapper ([0-9.]+)", line)
@@ -64,11 +69,11 @@ def show(value):
 
 
 print("| stream | interleaved 2 cores: codec / wrapper / wrapper from memory / ceiling hot |"
-      " **codec/wrapper** | ceiling/wrapper | input copy | (ceiling + copy/2)/wrapper |"
+      " **codec/wrapper** | ceiling/wrapper | input copy | (ceiling + copy/2)/wrapper | ceiling from input | its share |"
       " from memory: codec/wrapper | ceiling/wrapper |"
       " interleaved 1 core: codec / wrapper | ratio | separate cases: codec 2c / wrapper 2c / from memory 2c |"
       " Arrow alone |")
-print("|---|---|---:|---:|---:|---:|---:|---:|---|---:|---|---:|")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|")
 raw = {name(s): s for s, _ in iterations}  # full stream name -> the name in the separate cases' log lines
 for full in sorted(set(raw) | set(interleaved)):
     stream = raw.get(full, full)
@@ -83,10 +88,12 @@ for full in sorted(set(raw) | set(interleaved)):
                   f"**{i['ratio']:.2f}×**", f"{i['ceiling_ratio']:.2f}" if has_ceiling else "n/a",
                   show(i["copy"]) if "copy" in i else "n/a",
                   f"{i['stream_bound_ratio']:.2f}" if "copy" in i and has_ceiling else "n/a",
+                  show(i["from_input"]) if "from_input" in i and has_ceiling else "n/a",
+                  f"{i['from_input_ratio']:.2f}" if "from_input" in i and has_ceiling else "n/a",
                   f"{i['memory_ratio']:.2f}×" if "memory" in i else "",
                   f"{i['memory_ceiling_ratio']:.2f}" if "memory" in i and has_ceiling else "n/a"]
     else:
-        cells += ["", "", "", "", "", "", ""]
+        cells += ["", "", "", "", "", "", "", "", ""]
     cells += [f"{show(one['codec'])} / {show(one['wrapper'])} ({one['n']} ops)" if one else "",
               f"{one['ratio']:.2f}×" if one else ""]
     c2, w2, m2 = ms(stream, "Codec_2cores"), ms(stream, "Wrapper_2cores"), ms(stream, "Wrapper_2cores_memory")
