@@ -86,6 +86,8 @@ namespace ArrowLz4Fast.Benchmarks
             }
             if (Read(new MemoryStream(_bytes, writable: false), Codec(1)) != Read(new IpcDecompressingStream(new MemoryStream(_bytes, writable: false), Options(2)), Passed(2)))
                 throw new InvalidOperationException($"{Stream}: the two paths read different row counts");
+            _file = Path.Combine(Path.GetTempPath(), $"ipc-parallel-read-{Guid.NewGuid():N}.arrows");
+            File.WriteAllBytes(_file, _bytes);
             Console.WriteLine($"// {Stream}: {_bodies.Count} compressed messages, {(_bodies.Count == 0 ? 0 : _bodies.Average(b => b.Items.Length)):F1} buffers a message");
             WarmUp();
         }
@@ -212,6 +214,24 @@ namespace ArrowLz4Fast.Benchmarks
         [Benchmark]
         public long Interleaved_1core() => Interleave(_interleaved1, ref _interleaved1Count, _paths1 ??= new Func<long>[] { Codec_1core, Wrapper_1core });
 
+        /// <summary>
+        /// The codec path and the wrapper from a file, as README's example opens it (<see cref="File.OpenRead"/>; in the
+        /// page cache after the first read), with the ceiling from input, interleaved as <see cref="Interleaved_2cores"/>
+        /// is (<c>// interleaved 2 cores from a file: …</c>).
+        /// </summary>
+        [Benchmark]
+        public long Interleaved_2cores_file() => Interleave(_interleavedFile, ref _interleavedFileCount, _pathsFile ??= new Func<long>[]
+        {
+            () => Read(File.OpenRead(_file), Codec(2)),
+            () => Read(new IpcDecompressingStream(File.OpenRead(_file), Options(2)), Passed(2)),
+            CeilingFromInput,
+        });
+
+        private string _file = "";
+        private Func<long>[]? _pathsFile;
+        private readonly long[][] _interleavedFile = Enumerable.Range(0, 1 << 16).Select(_ => new long[3]).ToArray();
+        private int _interleavedFileCount;
+
         private Func<long>[]? _paths2;
         private Func<long>[]? _paths1;
 
@@ -257,12 +277,19 @@ namespace ArrowLz4Fast.Benchmarks
                 Console.WriteLine(FormattableString.Invariant(
                     $"// interleaved 2 cores: {Stream}: {m.Length} operations; medians codec {Median(m.Select(t => Ms(t[0]))):F3} ms, wrapper {Median(m.Select(t => Ms(t[1]))):F3} ms, ceiling hot {Median(m.Select(t => Ms(t[2]))):F3} ms; per operation codec/wrapper {Median(m.Select(t => (double)t[0] / t[1])):F3}, ceiling/wrapper {Median(m.Select(t => (double)t[2] / t[1])):F3}; from memory: wrapper {Median(m.Select(t => Ms(t[3]))):F3} ms, codec/wrapper {Median(m.Select(t => (double)t[0] / t[3])):F3}, ceiling/wrapper {Median(m.Select(t => (double)t[2] / t[3])):F3}; input copy {Median(m.Select(t => Ms(t[4]))):F3} ms, (ceiling + copy/2)/wrapper {Median(m.Select(t => (t[2] + (t[4] / 2.0)) / t[1])):F3}; ceiling from input {Median(m.Select(t => Ms(t[5]))):F3} ms, ceiling from input/wrapper {Median(m.Select(t => (double)t[5] / t[1])):F3}"));
             }
+            if (_interleavedFileCount >= 8)
+            {
+                long[][] m = SecondHalf(_interleavedFile, _interleavedFileCount);
+                Console.WriteLine(FormattableString.Invariant(
+                    $"// interleaved 2 cores from a file: {Stream}: {m.Length} operations; medians codec {Median(m.Select(t => Ms(t[0]))):F3} ms, wrapper {Median(m.Select(t => Ms(t[1]))):F3} ms, ceiling from input {Median(m.Select(t => Ms(t[2]))):F3} ms; per operation codec/wrapper {Median(m.Select(t => (double)t[0] / t[1])):F3}, ceiling from input/wrapper {Median(m.Select(t => (double)t[2] / t[1])):F3}"));
+            }
             if (_interleaved1Count >= 8)
             {
                 long[][] m = SecondHalf(_interleaved1, _interleaved1Count);
                 Console.WriteLine(FormattableString.Invariant(
                     $"// interleaved 1 core: {Stream}: {m.Length} operations; medians codec {Median(m.Select(t => Ms(t[0]))):F3} ms, wrapper {Median(m.Select(t => Ms(t[1]))):F3} ms; per operation codec/wrapper {Median(m.Select(t => (double)t[0] / t[1])):F3}"));
             }
+            File.Delete(_file);
         }
 
         private static Lz4FastOptions Options(int degree) => new() { MaxDegreeOfParallelism = degree };

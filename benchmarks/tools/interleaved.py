@@ -9,6 +9,7 @@ input read out of a stream like the wrapper's and nothing else: a reader from a 
 half of it on two cores, so (ceiling + copy/2)/wrapper is the wrapper's share of what a stream allows. The ceiling
 from input measures that bound: the two threads copy each buffer they claim out of the input, then decode it (logs
 from before it leave its column empty).
+The file lines (`// interleaved 2 cores from a file: …`) give a second table.
 Usage: interleaved.py <BenchmarkDotNet log>"""
 import re
 import statistics
@@ -18,6 +19,7 @@ case = None
 iterations = {}  # (stream, method) -> [ms per op]
 interleaved = {}  # stream -> dict
 interleaved1 = {}  # stream -> dict
+from_file = {}  # stream -> dict
 for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
     m = re.match(r"// Benchmark: IpcParallelReadBenchmarks\.(\w+): .*\[Stream=(.*)\]\s*$", line)
     if m:
@@ -43,6 +45,12 @@ for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
         measured = re.search(r"; ceiling from input ([0-9.]+) ms, ceiling from input/wrapper ([0-9.]+)", line)
         if measured:
             interleaved[m.group(1)].update(from_input=float(measured.group(1)), from_input_ratio=float(measured.group(2)))
+        continue
+    m = re.match(r"// interleaved 2 cores from a file: (.*?): (\d+) operations; medians codec ([0-9.]+) ms, wrapper ([0-9.]+) ms, "
+                 r"ceiling from input ([0-9.]+) ms; per operation codec/wrapper ([0-9.]+), ceiling from input/wrapper ([0-9.]+)", line)
+    if m:
+        from_file[m.group(1)] = dict(n=int(m.group(2)), codec=float(m.group(3)), wrapper=float(m.group(4)),
+                                     from_input=float(m.group(5)), ratio=float(m.group(6)), from_input_ratio=float(m.group(7)))
         continue
     m = re.match(r"// interleaved 1 core: (.*?): (\d+) operations; medians codec ([0-9.]+) ms, wrapper ([0-9.]+) ms; "
                  r"per operation codec/wrapper ([0-9.]+)", line)
@@ -99,3 +107,13 @@ for full in sorted(set(raw) | set(interleaved)):
     c2, w2, m2 = ms(stream, "Codec_2cores"), ms(stream, "Wrapper_2cores"), ms(stream, "Wrapper_2cores_memory")
     cells += [f"{show(c2)} / {show(w2)} / {show(m2)}" if c2 else "", show(ms(stream, "Arrow_alone_decompressed"))]
     print("| " + " | ".join(cells) + " |")
+
+if from_file:
+    # Interleaved_2cores_file: the codec path and the wrapper from a file (File.OpenRead), with the ceiling from input.
+    print()
+    print("| stream | from a file, interleaved 2 cores: codec / wrapper / ceiling from input | **codec/wrapper** | ceiling from input/wrapper |")
+    print("|---|---|---:|---:|")
+    for full in sorted(name(s) for s in from_file):
+        f = next(v for s, v in from_file.items() if name(s) == full)
+        ceiling = f"{f['from_input_ratio']:.2f}" if f["from_input"] > 0.001 else "n/a"
+        print(f"| {full} | {show(f['codec'])} / {show(f['wrapper'])} / {show(f['from_input']) if f['from_input'] > 0.001 else 'n/a'} ({f['n']} ops) | **{f['ratio']:.2f}×** | {ceiling} |")
