@@ -1,4 +1,5 @@
 using System;
+using System.Diagnostics;
 using System.IO;
 using System.Runtime.ExceptionServices;
 using System.Threading;
@@ -196,17 +197,30 @@ namespace ArrowLz4Fast.Frames
         private bool WaitArrived(in Lz4FrameBatchItem item)
         {
             long end = (long)item.SourceOffset + item.SourceLength;
+            long napAfter = 0;
             for (int i = 1; Volatile.Read(ref _arrived) < end; i++)
             {
                 if (_abandoned)
                     return false;
                 // The filler is copying on another core: spin, and yield now and then in case it has none.
-                if ((i & 63) == 0)
+                if ((i & 63) != 0)
+                {
+                    Thread.SpinWait(20);
+                    continue;
+                }
+                // A source slower than memory (a file on a network share) must not keep a core spinning for the whole
+                // body: past a millisecond, many chunks from memory or the page cache, the helper naps between looks.
+                long now = Stopwatch.GetTimestamp();
+                if (napAfter == 0)
+                    napAfter = now + SpinBeforeNap;
+                if (now < napAfter)
                     Thread.Yield();
                 else
-                    Thread.SpinWait(20);
+                    Thread.Sleep(1);
             }
             return true;
         }
+
+        private static readonly long SpinBeforeNap = Stopwatch.Frequency / 1000;
     }
 }

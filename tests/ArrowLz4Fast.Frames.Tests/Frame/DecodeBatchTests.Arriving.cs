@@ -40,6 +40,44 @@ namespace ArrowLz4Fast.Tests
             }
         }
 
+        /// <summary>
+        /// A source slower than memory (a file on a network share): helpers that wait past a millisecond nap between
+        /// looks instead of spinning (the CPU this saves is measured in docs/parallel-read.md, not asserted here). The
+        /// output is still DecodeBatch's, and a fill that fails after a long wait still ends the call.
+        /// </summary>
+        [Theory]
+        [InlineData(2)]
+        [InlineData(8)]
+        public void A_slow_source_decodes_as_DecodeBatch(int degree)
+        {
+            Batch batch = Batch.Pack(CorpusEntries(), seed: 1500 + degree);
+            Lz4FrameBatchItem[] items = batch.Items.OrderBy(i => i.SourceOffset).ToArray();
+            var arriving = new Arrival(batch.Source, new Random(degree), stallEvery: 25, stallMilliseconds: 4);
+            byte[] destination = batch.NewDestination(Sentinel);
+            byte[] before = destination.ToArray();
+
+            Lz4FrameDecoder.DecodeBatchArriving(arriving.Memory, destination, items, Options(degree), arriving.Fill);
+
+            Assert.Equal(batch.Source.Length, arriving.Arrived);
+            AssertDecoded(batch, destination, before);
+
+            // A fill that fails after the helpers have waited long enough to nap.
+            var memory = new byte[batch.Source.Length];
+            byte[] failed = batch.NewDestination(Sentinel);
+            var error = Assert.Throws<System.IO.IOException>(() => Lz4FrameDecoder.DecodeBatchArriving(memory, failed, items, Options(degree), arrived =>
+            {
+                Thread.Sleep(20);
+                if (arrived > 0)
+                    throw new System.IO.IOException("the input failed");
+                batch.Source.AsSpan(0, 1).CopyTo(memory);
+                return 1;
+            }));
+            Assert.Equal("the input failed", error.Message);
+            byte[] after = failed.ToArray();
+            Thread.Sleep(50);
+            Assert.Equal(after, failed);
+        }
+
         [Theory]
         [InlineData(2)]
         [InlineData(8)]
@@ -149,11 +187,14 @@ namespace ArrowLz4Fast.Tests
             private readonly int _stallEvery;
             private int _calls;
 
-            public Arrival(byte[] source, Random random, int stallEvery)
+            private readonly int _stallMilliseconds;
+
+            public Arrival(byte[] source, Random random, int stallEvery, int stallMilliseconds = 1)
             {
                 _source = source;
                 _random = random;
                 _stallEvery = stallEvery;
+                _stallMilliseconds = stallMilliseconds;
                 Memory = new byte[source.Length];
                 for (int i = 0; i < Memory.Length; i++)
                     Memory[i] = (byte)~source[i];
@@ -171,7 +212,7 @@ namespace ArrowLz4Fast.Tests
                 Threads.Add(Environment.CurrentManagedThreadId);
                 _calls++;
                 if (_stallEvery > 0 && _calls % _stallEvery == 0)
-                    Thread.Sleep(1);
+                    Thread.Sleep(_stallMilliseconds);
                 int next = Math.Min(_source.Length, arrived + 1 + _random.Next(1 << _random.Next(4, 17)));
                 _source.AsSpan(arrived, next - arrived).CopyTo(Memory.AsSpan(arrived));
                 Arrived = next;
