@@ -115,5 +115,7 @@ if from_file:
     print("|---|---|---:|---:|")
     for full in sorted(name(s) for s in from_file):
         f = next(v for s, v in from_file.items() if name(s) == full)
-        ceiling = f"{f['from_input_ratio']:.2f}" if f["from_input"] > 0.001 else "n/a"
-        print(f"| {full} | {show(f['codec'])} / {show(f['wrapper'])} / {show(f['from_input']) if f['from_input'] > 0.001 else 'n/a'} ({f['n']} ops) | **{f['ratio']:.2f}×** | {ceiling} |")
+        # A stream with no LZ4 body (the ZSTD one) has nothing for the ceiling to decode: microseconds.
+        has = f["from_input"] > 0.01
+        ceiling = f"{f['from_input_ratio']:.2f}" if has else "n/a"
+        print(f"| {full} | {show(f['codec'])} / {show(f['wrapper'])} / {show(f['from_input']) if has else 'n/a'} ({f['n']} ops) | **{f['ratio']:.2f}×** | {ceiling} |")
