@@ -20,6 +20,30 @@ iterations = {}  # (stream, method) -> [ms per op]
 interleaved = {}  # stream -> dict
 interleaved1 = {}  # stream -> dict
 from_file = {}  # stream -> dict
+
+# Each interleaved line: its prefix, where its numbers go, and their names after the operation count; the 2-core
+# line's later parts (from memory, the input copy, the ceiling from input) are optional, as older logs lack them.
+NUMBER = r"([0-9.]+)"
+LINES = [
+    (r"// interleaved 2 cores: (.*?): (\d+) operations; medians codec {0} ms, wrapper {0} ms, ceiling hot {0} ms; "
+     r"per operation codec/wrapper {0}, ceiling/wrapper {0}", interleaved, ["codec", "wrapper", "ceiling", "ratio", "ceiling_ratio"]),
+    (r"// interleaved 2 cores from a file: (.*?): (\d+) operations; medians codec {0} ms, wrapper {0} ms, "
+     r"ceiling from input {0} ms; per operation codec/wrapper {0}, ceiling from input/wrapper {0}", from_file,
+     ["codec", "wrapper", "from_input", "ratio", "from_input_ratio"]),
+    (r"// interleaved 1 core: (.*?): (\d+) operations; medians codec {0} ms, wrapper {0} ms; per operation codec/wrapper {0}",
+     interleaved1, ["codec", "wrapper", "ratio"]),
+]
+PARTS = [
+    (r"; from memory: wrapper {0} ms, codec/wrapper {0}, ceiling/wrapper {0}", ["memory", "memory_ratio", "memory_ceiling_ratio"]),
+    (r"; input copy {0} ms, \(ceiling \+ copy/2\)/wrapper {0}", ["copy", "stream_bound_ratio"]),
+    (r"; ceiling from input {0} ms, ceiling from input/wrapper {0}", ["from_input", "from_input_ratio"]),
+]
+
+
+def numbers(match, names, first=1):
+    return {key: float(match.group(first + i)) for i, key in enumerate(names)}
+
+
 for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
     m = re.match(r"// Benchmark: IpcParallelReadBenchmarks\.(\w+): .*\[Stream=(.*)\]\s*$", line)
     if m:
@@ -30,34 +54,16 @@ for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
     if m and case:
         iterations[case].append(float(m.group(2)) / int(m.group(1)) / 1e6)
         continue
-    m = re.match(r"// interleaved 2 cores: (.*?): (\d+) operations; medians codec ([0-9.]+) ms, wrapper ([0-9.]+) ms, "
-                 r"ceiling hot ([0-9.]+) ms; per operation codec/wrapper ([0-9.]+), ceiling/wrapper ([0-9.]+)", line)
-    if m:
-        interleaved[m.group(1)] = dict(n=int(m.group(2)), codec=float(m.group(3)), wrapper=float(m.group(4)),
-                                       ceiling=float(m.group(5)), ratio=float(m.group(6)), ceiling_ratio=float(m.group(7)))
-        mem = re.search(r"; from memory: wrapper ([0-9.]+) ms, codec/wrapper ([0-9.]+), ceiling/wrapper ([0-9.]+)", line)
-        if mem:
-            interleaved[m.group(1)].update(memory=float(mem.group(1)), memory_ratio=float(mem.group(2)),
-                                           memory_ceiling_ratio=float(mem.group(3)))
-        copy = re.search(r"; input copy ([0-9.]+) ms, \(ceiling \+ copy/2\)/wrapper ([0-9.]+)", line)
-        if copy:
-            interleaved[m.group(1)].update(copy=float(copy.group(1)), stream_bound_ratio=float(copy.group(2)))
-        measured = re.search(r"; ceiling from input ([0-9.]+) ms, ceiling from input/wrapper ([0-9.]+)", line)
-        if measured:
-            interleaved[m.group(1)].update(from_input=float(measured.group(1)), from_input_ratio=float(measured.group(2)))
-        continue
-    m = re.match(r"// interleaved 2 cores from a file: (.*?): (\d+) operations; medians codec ([0-9.]+) ms, wrapper ([0-9.]+) ms, "
-                 r"ceiling from input ([0-9.]+) ms; per operation codec/wrapper ([0-9.]+), ceiling from input/wrapper ([0-9.]+)", line)
-    if m:
-        from_file[m.group(1)] = dict(n=int(m.group(2)), codec=float(m.group(3)), wrapper=float(m.group(4)),
-                                     from_input=float(m.group(5)), ratio=float(m.group(6)), from_input_ratio=float(m.group(7)))
-        continue
-    m = re.match(r"// interleaved 1 core: (.*?): (\d+) operations; medians codec ([0-9.]+) ms, wrapper ([0-9.]+) ms; "
-                 r"per operation codec/wrapper ([0-9.]+)", line)
-    if m:
-        interleaved1[m.group(1)] = dict(n=int(m.group(2)), codec=float(m.group(3)), wrapper=float(m.group(4)),
-                                        ratio=float(m.group(5)))
-
+    for pattern, table, names in LINES:
+        m = re.match(pattern.format(NUMBER), line)
+        if m:
+            table[m.group(1)] = dict(n=int(m.group(2)), **numbers(m, names, first=3))
+            if table is interleaved:
+                for part, part_names in PARTS:
+                    p = re.search(part.format(NUMBER), line)
+                    if p:
+                        table[m.group(1)].update(numbers(p, part_names))
+            break
 
 def name(stream):
     # BenchmarkDotNet shortens long parameter values in its log: "64k-i(...)meric [31]".
