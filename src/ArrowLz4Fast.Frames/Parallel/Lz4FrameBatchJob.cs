@@ -111,8 +111,8 @@ namespace ArrowLz4Fast.Frames
             for (int i = 0; i < count; i++)
             {
                 _order[i] = first + i;
-                // Largest first; equal lengths keep item order. So too for a source that arrives: in body order, a
-                // Java strings body gave its largest buffer to the helper last and lost 4-7 % (arriving A/B).
+                // Largest first; equal lengths keep item order. So too for a source that arrives: in body order a body
+                // can give its largest buffer to a helper last, which then bounds the batch (docs/parallel-read.md).
                 _keys[i] = -(((long)_items[first + i].DestinationLength << 32) - i);
             }
             Array.Sort(_keys, _order, 0, count);

@@ -38,8 +38,8 @@ namespace ArrowLz4Fast
         /// instead of going to a helper for nothing.
         /// </summary>
         /// <remarks>
-        /// The body's length is looked at first: asking a file for its length is a system call, and a stream of tiny
-        /// batches from a file read 0.80x the codec path while it asked for every message (issue #35).
+        /// The body's length is looked at first: asking a file for its length is a system call, which a stream of tiny
+        /// batches would otherwise make for every message (issue #35; measured in docs/parallel-read.md).
         /// </remarks>
         private bool WorthReadingAhead()
         {

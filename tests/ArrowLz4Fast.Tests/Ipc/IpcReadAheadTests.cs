@@ -39,8 +39,8 @@ namespace ArrowLz4Fast.Tests
         }
 
         /// <summary>
-        /// A file's length is a system call: asked for every message, 1,000 tiny batches from a file read at 0.80x the
-        /// codec path. The input's length is asked only for bodies long enough for the helpers (with the default
+        /// A file's length is a system call: asked for every message, 1,000 tiny batches from a file read slower than
+        /// the codec path (docs/parallel-read.md). The input's length is asked only for bodies long enough for the helpers (with the default
         /// minimum), so a stream of small messages asks a constant number of times, not once a message.
         /// </summary>
         [Theory]
