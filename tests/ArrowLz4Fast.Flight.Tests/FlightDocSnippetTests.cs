@@ -22,20 +22,22 @@ namespace ArrowLz4Fast.Flight.Tests
 {
     /// <summary>
     /// The Flight setup snippets of README.md and docs/flight.md, line for line (DocSnippetTests checks that they are
-    /// here), run against a real server they configure: a DoGet and a compressed DoPut read back the table.
+    /// here), run against a real server they configure: a DoGet and a compressed DoPut read back the table, whose
+    /// batches are over gRPC's default 4 MB message limit compressed or not, so the snippets' limits are needed.
     /// </summary>
     public sealed class FlightDocSnippetTests
     {
-        // Small batches: the snippets keep gRPC's default 4 MB message limit.
-        private static List<RecordBatch> Table() => TestTables.Batches(3, 5_000, seed: 11).ToList();
+        // A batch of 200,000 rows: over 6 MB LZ4-compressed (32 random bytes a row stay raw), more uncompressed.
+        private static List<RecordBatch> Table() => TestTables.Batches(1, 200_000, seed: 11).ToList();
 
         // README.md, "Flight".
         [Fact]
         public async Task Readme_flight_setup()
         {
-            (WebApplicationBuilder builder, GrpcChannel channel) = Prepare();
+            (WebApplicationBuilder builder, string address) = Prepare();
 
             // SNIPPET
+            var channel = GrpcChannel.ForAddress(address, new GrpcChannelOptions { MaxReceiveMessageSize = 64 << 20 });
             var client = new FlightClient(channel.WithArrowLz4());          // reads LZ4 from pyarrow, C++, arrow-rs and .NET servers
             var uploads = new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions
             {
@@ -43,8 +45,11 @@ namespace ArrowLz4Fast.Flight.Tests
                 InnerCodecFactory = new Apache.Arrow.Compression.CompressionCodecFactory(), // ZSTD responses too
             }));
 
-            builder.Services.AddGrpc(o => o.Interceptors.Add<Lz4FlightServerInterceptor>(new Lz4FlightServerOptions()))
-                .AddFlightServer<MyFlightServer>();                          // decodes uploads, compresses for clients that ask
+            builder.Services.AddGrpc(o =>
+            {
+                o.MaxReceiveMessageSize = 64 << 20;                          // for uploads
+                o.Interceptors.Add<Lz4FlightServerInterceptor>(new Lz4FlightServerOptions());
+            }).AddFlightServer<MyFlightServer>();                            // decodes uploads, compresses for clients that ask
             // SNIPPET END
 
             await RunAsync(builder, channel, client, uploads);
@@ -54,25 +59,31 @@ namespace ArrowLz4Fast.Flight.Tests
         [Fact]
         public async Task Flight_doc_setup()
         {
-            (WebApplicationBuilder builder, GrpcChannel channel) = Prepare();
+            (WebApplicationBuilder builder, string address) = Prepare();
 
             // SNIPPET
-            // Client: any FlightClient (and FlightSqlClient, which takes one) over the intercepted invoker.
+            // Client: any FlightClient (and FlightSqlClient, which takes one) over the intercepted invoker. gRPC refuses a
+            // message over 4 MB by default, and a Flight message is a whole batch: raise the limit (see Message size).
+            var channel = GrpcChannel.ForAddress(address, new GrpcChannelOptions { MaxReceiveMessageSize = 64 << 20 });
             var client = new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions
             {
                 InnerCodecFactory = new Apache.Arrow.Compression.CompressionCodecFactory(), // ZSTD too (optional)
                 CompressUploads = true,                                                      // DoPut/DoExchange (optional)
+                MaxBodyLength = 64 << 20,                                                    // what one message may decode to
             }));
 
-            // Server (Apache.Arrow.Flight.AspNetCore): one global interceptor.
-            builder.Services.AddGrpc(o => o.Interceptors.Add<Lz4FlightServerInterceptor>(new Lz4FlightServerOptions()))
-                .AddFlightServer<MyFlightServer>();
+            // Server (Apache.Arrow.Flight.AspNetCore): one global interceptor, and the limit for uploads.
+            builder.Services.AddGrpc(o =>
+            {
+                o.MaxReceiveMessageSize = 64 << 20;
+                o.Interceptors.Add<Lz4FlightServerInterceptor>(new Lz4FlightServerOptions { MaxBodyLength = 64 << 20 });
+            }).AddFlightServer<MyFlightServer>();
             // SNIPPET END
 
             await RunAsync(builder, channel, client, client);
         }
 
-        private static (WebApplicationBuilder Builder, GrpcChannel Channel) Prepare()
+        private static (WebApplicationBuilder Builder, string Address) Prepare()
         {
             // The channel is made before the server listens (as in the snippets); it connects at the first call.
             int port;
@@ -84,7 +95,7 @@ namespace ArrowLz4Fast.Flight.Tests
             WebApplicationBuilder builder = WebApplication.CreateSlimBuilder();
             builder.WebHost.ConfigureKestrel(o => o.Listen(IPAddress.Loopback, port, l => l.Protocols = HttpProtocols.Http2));
             builder.Logging.ClearProviders();
-            return (builder, GrpcChannel.ForAddress($"http://127.0.0.1:{port}"));
+            return (builder, $"http://127.0.0.1:{port}");
         }
 
         private static async Task RunAsync(WebApplicationBuilder builder, GrpcChannel channel, FlightClient client, FlightClient uploads)
