@@ -6,13 +6,18 @@ using System.Linq;
 using System.Reflection;
 using System.Threading;
 using System.Threading.Tasks;
+using System.Net.Http;
 using Apache.Arrow;
+using Apache.Arrow.Flight;
+using Apache.Arrow.Flight.Client;
 using Apache.Arrow.Ipc;
 using ArrowLz4Fast.Flight;
 using ArrowLz4Fast.Flight.Tests.Support;
 using ArrowLz4Fast.Frames;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
+using Grpc.Core;
+using Grpc.Net.Client;
 
 namespace ArrowLz4Fast.Fuzz
 {
@@ -23,10 +28,17 @@ namespace ArrowLz4Fast.Fuzz
     /// InvalidDataException (with its Lz4FrameException when it has an offset) and NotSupportedException may come out,
     /// each mutant within a time budget; when both directions accept a stream, they must agree with each other and,
     /// where it reads the mutant too, with ArrowStreamReader and Apache.Arrow.Compression over the same messages.
+    /// Each mutant is also read over real gRPC, from a Kestrel server in this process, by the official FlightClient
+    /// through the client interceptor, on one channel of one HTTP/2 connection, and never disposed: a refusal must end
+    /// its call by itself (else the connection's 100 streams fill and a read hangs, within the budget), it must come out
+    /// as the package's exception, not gRPC's, and it must agree with the in-process read; at the end no call is open.
     /// </summary>
     internal static class FlightFuzz
     {
         private static readonly TimeSpan s_budget = TimeSpan.FromSeconds(20);
+        private static readonly TimeSpan s_settle = TimeSpan.FromSeconds(10);
+        // Set by a read over gRPC that hung: every later call on the channel would wait too, so they are not made.
+        private static int s_wedged;
 
         private static readonly MessageDescriptor s_descriptor = (MessageDescriptor)typeof(Apache.Arrow.Flight.Client.FlightClient).Assembly
             .GetType("Apache.Arrow.Flight.Protocol.FlightData", throwOnError: true)!
@@ -51,6 +63,10 @@ namespace ArrowLz4Fast.Fuzz
 
             var settings = new FlightCodecSettings(null, new Apache.Arrow.Compression.CompressionCodecFactory(), IpcDecompressingStream.DefaultMaxBodyLength, 0);
             var deserializer = new FlightDataDeserializer(FlightDataFields.Of(s_descriptor), settings);
+            TestHost host = TestHost.StartAsync(RawFlightService.Add, RawFlightService.Map).GetAwaiter().GetResult();
+            using var open = new OpenRequests(host);
+            using GrpcChannel channel = host.Channel(new SocketsHttpHandler { EnableMultipleHttp2Connections = false });
+            var client = new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions { InnerCodecFactory = new Apache.Arrow.Compression.CompressionCodecFactory() }));
             long first = options.Index ?? options.Start;
             long count = options.Index.HasValue ? 1 : options.Count;
             int failures = 0, rejected = 0, accepted = 0, compared = 0;
@@ -61,7 +77,7 @@ namespace ArrowLz4Fast.Fuzz
                 var random = new Random(unchecked((int)(options.Seed * 2654435761UL) ^ (int)index ^ (int)(index >> 32)));
                 var (name, messages) = seeds[random.Next(seeds.Count)];
                 List<byte[]> payloads = Mutate(messages, random, out string what);
-                Task<(bool Rejected, bool Compared)> check = Task.Run(() => Check(payloads, deserializer, settings));
+                Task<(bool Rejected, bool Compared, bool ClientRefused)> check = Task.Run(() => Check(payloads, deserializer, settings));
                 string? problem = null;
                 try
                 {
@@ -73,6 +89,8 @@ namespace ArrowLz4Fast.Fuzz
                         Interlocked.Increment(ref accepted);
                     if (problem is null && check.Result.Compared)
                         Interlocked.Increment(ref compared);
+                    if (problem is null && Volatile.Read(ref s_wedged) == 0)
+                        problem = ReadOverGrpc(client, payloads, check.Result.ClientRefused);
                 }
                 catch (AggregateException e)
                 {
@@ -84,6 +102,14 @@ namespace ArrowLz4Fast.Fuzz
                     findings.Enqueue($"mutant {index} ({name}, {what}): {problem}");
                 }
             });
+            long left = open.SettledAsync(s_settle).GetAwaiter().GetResult();
+            if (left != 0)
+            {
+                Interlocked.Increment(ref failures);
+                findings.Enqueue($"{left} call(s) still open on the server {s_settle.TotalSeconds} s after the last read");
+            }
+            channel.Dispose();
+            host.DisposeAsync().AsTask().GetAwaiter().GetResult();
             foreach (string finding in findings.Take(20))
                 Console.WriteLine(finding);
             Console.WriteLine($"fuzz --flight: {count} mutants, {rejected} refused, {accepted} read ({compared} compared with Apache.Arrow.Compression), {failures} failure(s)");
@@ -91,7 +117,7 @@ namespace ArrowLz4Fast.Fuzz
         }
 
         /// <summary>Reads the mutated stream both ways; throws on a finding.</summary>
-        private static (bool Rejected, bool Compared) Check(List<byte[]> payloads, FlightDataDeserializer deserializer, FlightCodecSettings settings)
+        private static (bool Rejected, bool Compared, bool ClientRefused) Check(List<byte[]> payloads, FlightDataDeserializer deserializer, FlightCodecSettings settings)
         {
             // The client: the response marshaller on the payload, then the call's checks, as the interceptor's reader does.
             List<IpcMessageBytes>? client = Read(payloads, payload =>
@@ -123,7 +149,7 @@ namespace ArrowLz4Fast.Fuzz
             }
 
             if (client is null || server is null)
-                return (true, false);
+                return (true, false, client is null);
             if (!Same(client, server))
                 throw new InvalidOperationException("the client and server directions decoded the same stream differently");
 
@@ -135,7 +161,58 @@ namespace ArrowLz4Fast.Fuzz
                 throw new InvalidOperationException("the decoded stream reads differently from Apache.Arrow.Compression over the same messages");
             foreach (List<RecordBatch>? list in new[] { ours, official })
                 list?.ForEach(b => b.Dispose());
-            return (false, compared);
+            return (false, compared, false);
+        }
+
+        /// <summary>
+        /// Reads the mutant from the server through the interceptor, without disposing the call; a finding, or null. The
+        /// in-process client direction (<paramref name="refused"/>) predicts it: our exception where that refused, a
+        /// complete read where it did not, never gRPC's exception. Flight's own reader may fail first (a dictionary batch, or a
+        /// mutant only it refuses): such a call is the owner's to end (docs/flight.md), so it is disposed here.
+        /// </summary>
+        private static string? ReadOverGrpc(FlightClient client, List<byte[]> payloads, bool refused)
+        {
+            string ticket = RawFlightService.Register(payloads.Cast<byte[]?>().ToList());
+            try
+            {
+                FlightRecordBatchStreamingCall call = client.GetStream(new FlightTicket(ticket));
+                Task<int> read = CountAsync(call.ResponseStream);
+                try
+                {
+                    if (!read.Wait(s_budget))
+                    {
+                        Interlocked.Exchange(ref s_wedged, 1);
+                        return $"the read over gRPC did not end within {s_budget.TotalSeconds} s (calls left open?); no more reads over gRPC";
+                    }
+                    return refused ? "read over gRPC, refused in process" : null;
+                }
+                catch (AggregateException e)
+                {
+                    Exception inner = e.InnerException!;
+                    if (inner is RpcException)
+                        return "the read over gRPC failed with gRPC's exception, not the package's: " + inner;
+                    // Ours name the message (FlightStreamChecker); Arrow's reader throws InvalidDataException too.
+                    if ((inner is InvalidDataException || inner is NotSupportedException) && inner.Message.StartsWith("FlightData message ", StringComparison.Ordinal))
+                        return refused ? null : "refused over gRPC, read in process: " + inner;
+                    call.Dispose();
+                    return null;
+                }
+            }
+            finally
+            {
+                RawFlightService.Streams.TryRemove(ticket, out _);
+            }
+        }
+
+        private static async Task<int> CountAsync(FlightClientRecordBatchStreamReader stream)
+        {
+            int count = 0;
+            await foreach (RecordBatch batch in stream)
+            {
+                batch.Dispose();
+                count++;
+            }
+            return count;
         }
 
         /// <summary>The decoded messages, or null when a message was refused as it may be.</summary>

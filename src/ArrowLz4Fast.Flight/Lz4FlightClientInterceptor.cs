@@ -14,8 +14,11 @@ namespace ArrowLz4Fast.Flight
     /// Responses are decoded by a response marshaller straight from the gRPC payload, every buffer of a message in
     /// parallel, into new memory the GC owns (Flight's reader wraps the body without owning it). Schema messages,
     /// uncompressed messages, app_metadata and descriptors pass through unchanged. A malformed message fails the read
-    /// of its stream with an <see cref="System.IO.InvalidDataException"/> naming the message and the offset in it.
-    /// Flight data calls carry the <see cref="Lz4FlightHeaders.AcceptCodecs"/> header. Thread-safe; keep one per channel.
+    /// of its stream with an <see cref="System.IO.InvalidDataException"/> naming the message and the offset in it, and
+    /// cancels the call, so that the server stops sending and the call's HTTP/2 stream is released even if the call is
+    /// never disposed. A call left otherwise (a <c>break</c> out of the read, an exception in the loop) stays open until
+    /// it is disposed or its cancellation token fires, as without the interceptor. Flight data calls carry the
+    /// <see cref="Lz4FlightHeaders.AcceptCodecs"/> header. Thread-safe; keep one per channel.
     /// </remarks>
     public sealed class Lz4FlightClientInterceptor : Interceptor
     {
@@ -51,7 +54,7 @@ namespace ArrowLz4Fast.Flight
                 return continuation(request, context);
             Method<TRequest, TResponse> method = Decoding(context.Method);
             AsyncServerStreamingCall<TResponse> call = continuation(request, new ClientInterceptorContext<TRequest, TResponse>(method, context.Host, Advertised(context.Options)));
-            var reader = new CheckingStreamReader<TResponse>(call.ResponseStream, new FlightStreamChecker("DoGet", decoder: null));
+            var reader = new CheckingStreamReader<TResponse>(call.ResponseStream, new FlightStreamChecker("DoGet", decoder: null), call.Dispose);
             return new AsyncServerStreamingCall<TResponse>(reader, call.ResponseHeadersAsync, call.GetStatus, call.GetTrailers, call.Dispose);
         }
 
@@ -70,7 +73,7 @@ namespace ArrowLz4Fast.Flight
                 ? new CompressingStreamWriter<TRequest>(call.RequestStream, _settings)
                 : call.RequestStream;
             IAsyncStreamReader<TResponse> responses = exchange
-                ? new CheckingStreamReader<TResponse>(call.ResponseStream, new FlightStreamChecker("DoExchange", decoder: null))
+                ? new CheckingStreamReader<TResponse>(call.ResponseStream, new FlightStreamChecker("DoExchange", decoder: null), call.Dispose)
                 : call.ResponseStream;
             return new AsyncDuplexStreamingCall<TRequest, TResponse>(requests, responses, call.ResponseHeadersAsync, call.GetStatus, call.GetTrailers, call.Dispose);
         }

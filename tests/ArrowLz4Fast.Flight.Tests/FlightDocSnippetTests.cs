@@ -22,7 +22,7 @@ namespace ArrowLz4Fast.Flight.Tests
 {
     /// <summary>
     /// The Flight setup snippets of README.md and docs/flight.md, line for line (DocSnippetTests checks that they are
-    /// here), run against a real server they configure: a DoGet and a compressed DoPut read back the table, whose
+    /// here), run against a real server (the setup snippets configure theirs): a DoGet and a compressed DoPut read back the table, whose
     /// batches are over gRPC's default 4 MB message limit compressed or not, so the snippets' limits are needed.
     /// </summary>
     public sealed class FlightDocSnippetTests
@@ -81,6 +81,30 @@ namespace ArrowLz4Fast.Flight.Tests
             // SNIPPET END
 
             await RunAsync(builder, channel, client, client);
+        }
+
+        // docs/flight.md, "Ending a call".
+        [Fact]
+        public async Task Flight_doc_ending_a_call()
+        {
+            await using TestHost host = await TestHost.StartAsync(StoreFlightServer.Services(new Lz4FlightServerOptions()), StoreFlightServer.Map);
+            using GrpcChannel channel = host.Channel();
+            var client = new FlightClient(channel.WithArrowLz4());
+            List<RecordBatch> table = Table();
+            var ticket = new FlightTicket(StoreFlightServer.Register(table));
+            var batches = new List<RecordBatch>();
+
+            // SNIPPET
+            using (FlightRecordBatchStreamingCall call = client.GetStream(ticket))   // disposing ends the call if the loop stops early
+            {
+                await foreach (RecordBatch batch in call.ResponseStream)
+                    batches.Add(batch);
+            }
+            // SNIPPET END
+
+            ArrowData.AssertSameValues(table, batches);
+            ArrowData.DisposeAll(batches);
+            ArrowData.DisposeAll(table);
         }
 
         private static (WebApplicationBuilder Builder, string Address) Prepare()
