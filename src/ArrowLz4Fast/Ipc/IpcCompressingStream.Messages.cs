@@ -185,6 +185,9 @@ namespace ArrowLz4Fast
         private void ProcessMessage()
         {
             long metadataOffset = _messageStart + _prefixLength;
+            // The message array may have grown (and the old one gone back to its pool) since the metadata was parsed:
+            // the reader is made again over the array that holds it now. The parsed positions are the flatbuffer's own.
+            _reader = new FlatReader(_message, _prefixLength, _metadataLength, metadataOffset);
             int compressor = _pending.Message is null ? 0 : 1 - _pending.Compressor;
             bool compress = IpcMessageCompressor.IsCompressible(_parsed);
             if (compress)
