@@ -145,6 +145,43 @@ namespace ArrowLz4Fast.Tests
             }
         }
 
+#if !WITHOUT_OFFICIAL_CODEC
+        // README and docs/parallel-write.md, the example.
+        [Fact]
+        public async Task The_documented_example_writes_a_file_that_reads_back()
+        {
+            RecordBatch[] batches = TestTables.Batches(4, 30000, seed: 12);
+            Schema schema = batches[0].Schema;
+            string path = Path.Combine(Path.GetTempPath(), $"ipc-compressing-{Guid.NewGuid():N}.arrow");
+            try
+            {
+                // SNIPPET
+                using var output = File.Create(path);
+                using (var compressing = new IpcCompressingStream(output))          // options, leaveOpen, minSpaceSavings
+                using (var writer = new ArrowFileWriter(compressing, schema))         // or ArrowStreamWriter; no codec in IpcOptions
+                {
+                    foreach (RecordBatch batch in batches)
+                        writer.WriteRecordBatch(batch);
+                    writer.WriteEnd();
+                }
+                // SNIPPET END
+
+                using var reader = new ArrowFileReader(File.OpenRead(path), new OfficialFactory());
+                Assert.Equal(batches.Length, await reader.RecordBatchCountAsync());
+                var read = new List<RecordBatch>();
+                for (int i = 0; i < batches.Length; i++)
+                    read.Add(await reader.ReadRecordBatchAsync(i));
+                ArrowData.AssertSameValues(batches, read);
+                Assert.True(IpcMutator.Messages(File.ReadAllBytes(path)).Count(m => m.Lz4) == batches.Length, "every batch compressed");
+            }
+            finally
+            {
+                ArrowData.DisposeAll(batches);
+                File.Delete(path);
+            }
+        }
+#endif
+
         [Fact]
         public void A_compressed_stream_passes_through_unchanged()
         {
