@@ -245,14 +245,12 @@ namespace ArrowLz4Fast
                     QueueMessage(pending.Message, header, inputBody, pending.InputOffset);
                     return;
                 }
-                byte[] metadata = IpcCompressedMetadata.Write(
+                byte[] prefixed = IpcCompressedMetadata.Write(
                     pending.Message.AsSpan(pending.PrefixLength, pending.MetadataLength), pending.Reader, pending.Parsed,
-                    IpcMessageCompressor.ReadVectors(pending.Reader, pending.Parsed), compressor.Buffers, bodyLength);
-                int padded = (int)IpcBodyLayout.Align(8 + metadata.Length);
-                var prefixed = new byte[padded];
+                    IpcMessageCompressor.ReadVectors(pending.Reader, pending.Parsed), compressor.Buffers, bodyLength, prefix: 8);
+                int padded = prefixed.Length;
                 BinaryPrimitives.WriteInt32LittleEndian(prefixed, Continuation);
                 BinaryPrimitives.WriteInt32LittleEndian(prefixed.AsSpan(4), padded - 8);
-                metadata.CopyTo(prefixed, 8);
                 Place(pending.InputOffset, header, inputBody, padded, bodyLength);
                 Queue(prefixed, 0, padded, Owner.None);
                 ReadOnlyMemory<byte> compressed = compressor.Body;
