@@ -178,8 +178,13 @@ namespace ArrowLz4Fast
                 ProcessMessage();
                 return true;
             }
+            // Room for the body at once, so that a large one is not copied as it grows; a declared length is trusted only
+            // up to a bound, beyond it the array grows as the bytes arrive.
+            EnsureCapacity(header + Math.Min(_parsed.BodyLength, MaxBodyReserve));
             return Need(Phase.Body, header + _parsed.BodyLength);
         }
+
+        private const int MaxBodyReserve = 64 * 1024 * 1024;
 
         /// <summary>A whole message is in <c>_message</c>: starts compressing it, or queues it as it is, after the one before.</summary>
         private void ProcessMessage()
