@@ -1,4 +1,5 @@
 using System;
+using System.Buffers;
 using System.IO;
 using ArrowLz4Fast.Frames;
 using ArrowLz4Fast.Ipc;
@@ -22,8 +23,13 @@ namespace ArrowLz4Fast
 
         private readonly bool _verifyOffsets;
 
-        // The columns of the last schema, for naming fields and for the verifying read; null before a schema.
+        // The last schema's metadata, in a pooled copy, and its columns, read from it only when an error names a field
+        // or the verifying read needs them: a stream that neither fails nor verifies allocates nothing for them.
+        private byte[] _schema = Array.Empty<byte>();
+        private int _schemaLength;
+        private FlatTable _schemaRoot;
         private IpcSchemaColumns? _columns;
+        private bool _columnsRead;
         private long _messageIndex = -1;
         private long _recordBatches;
         private long _dictionaryBatches;
@@ -48,7 +54,18 @@ namespace ArrowLz4Fast
         private void ObserveMessage(in IpcMessage message, int length)
         {
             if (message.HeaderType == IpcMessageParser.HeaderSchema)
-                _columns = IpcSchemaColumns.Read(_header, 8, length, message.Root);
+            {
+                if (_schema.Length < length)
+                {
+                    ReturnSchema();
+                    _schema = ArrayPool<byte>.Shared.Rent(length);
+                }
+                _header.AsSpan(8, length).CopyTo(_schema);
+                _schemaLength = length;
+                _schemaRoot = message.Root;
+                _columns = null;
+                _columnsRead = false;
+            }
             else if (message.HeaderType == IpcMessageParser.HeaderRecordBatch)
                 _batchIndex = _recordBatches++;
             else if (message.HeaderType == IpcMessageParser.HeaderDictionaryBatch)
@@ -57,11 +74,33 @@ namespace ArrowLz4Fast
                 _known = Known.Batch;
         }
 
+        /// <summary>The last schema's columns, read at the first need; null before a schema.</summary>
+        private IpcSchemaColumns? Columns
+        {
+            get
+            {
+                if (!_columnsRead && _schemaLength > 0)
+                {
+                    _columns = IpcSchemaColumns.Read(_schema, 0, _schemaLength, _schemaRoot);
+                    _columnsRead = true;
+                }
+                return _columns;
+            }
+        }
+
+        private void ReturnSchema()
+        {
+            if (_schema.Length > 0)
+                ArrayPool<byte>.Shared.Return(_schema);
+            _schema = Array.Empty<byte>();
+            _schemaLength = 0;
+        }
+
         /// <summary>Counts a decoded body, then checks its offsets when the verifying read is on.</summary>
         private void Decoded(ReadOnlySpan<byte> body)
         {
             ArrowLz4FastMetrics.RecordDecompressMessage(ArrowLz4FastMetrics.TagIpcStream, IpcBufferItem.Frames(_items, _itemCount), _message.BodyLength, _outputLength);
-            if (!_verifyOffsets || _columns?.For(_message) is not { } layout)
+            if (!_verifyOffsets || Columns?.For(_message) is not { } layout)
                 return;
             if (!IpcOffsetsVerifier.Verify(layout, _reader, _message, body, _items, _bodyOffset, out IpcOffsetsVerifier.Failure failure))
             {
@@ -76,7 +115,8 @@ namespace ArrowLz4Fast
         /// </summary>
         private InvalidDataException? Named(Exception e)
         {
-            if (e is not InvalidDataException || e.InnerException is not Lz4FrameException frame || _messageIndex < 0)
+            // Only the stream's own defects: one its input threw counts its offsets in another stream.
+            if (e is not InvalidDataException || e.InnerException is not Lz4FrameException frame || _messageIndex < 0 || !IpcErrors.IsOwn(e, frame.Offset))
                 return null;
             string where = $" In message {_messageIndex} of the stream";
             if (_known >= Known.Batch)
@@ -125,13 +165,14 @@ namespace ArrowLz4Fast
         private string Buffer(int index)
         {
             string text = $"body buffer {index}";
-            if (_columns?.For(_message) is not { } layout)
+            IpcSchemaColumns? columns = Columns;
+            if (columns?.For(_message) is not { } layout)
                 return text;
             int column = IpcSchemaColumns.ColumnOf(layout, index);
             if (column < 0)
                 return text;
             IpcSchemaColumns.Column c = layout.Columns[column];
-            return text + $" ({IpcSchemaColumns.Role(c.Type, index - c.FirstBuffer)}) of field '{_columns.Name(c.Field)}', path '{_columns.Path(layout, column)}', field node {c.Node}";
+            return text + $" ({IpcSchemaColumns.Role(c.Type, index - c.FirstBuffer)}) of field '{columns.Name(c.Field)}', path '{columns.Path(layout, column)}', field node {c.Node}";
         }
     }
 }

@@ -247,6 +247,7 @@ namespace ArrowLz4Fast
             _items = Array.Empty<IpcBufferItem>();
             ArrayPool<byte>.Shared.Return(_lookahead);
             _lookahead = Array.Empty<byte>();
+            ReturnSchema();
             _lookaheadStart = _lookaheadEnd = 0;
             if (_spare is not null)
             {
