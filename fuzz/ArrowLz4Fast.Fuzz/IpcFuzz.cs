@@ -129,7 +129,10 @@ namespace ArrowLz4Fast.Fuzz
             var guarded = new Dictionary<int, byte[]>();
             try
             {
-                using var stream = new IpcDecompressingStream(new MemoryStream(bytes, writable: false), options);
+                // The drain runs the verifying read too, so every mutant goes through its offsets check (a refusal is
+                // an InvalidDataException like any other); the read compared with the codec path below does not verify.
+                using var stream = new IpcDecompressingStream(new MemoryStream(bytes, writable: false),
+                    new Lz4FastOptions { MaxDegreeOfParallelism = degree, MinimumParallelLength = 1, VerifyOffsets = true });
                 while (true)
                 {
                     int length = lengths[random.Next(lengths.Length)];

@@ -19,8 +19,17 @@ namespace ArrowLz4Fast
         private const string FrameHead = "Invalid LZ4 data at byte offset ";
 
         private readonly IpcDecompressingStream _ipc;
+        private readonly CountingReadStream _input;
+        private long _inputRecorded;
+        private long _messagesRecorded;
 
-        public FramedIpcStream(IpcDecompressingStream ipc) => _ipc = ipc;
+        /// <param name="ipc">The IPC stream Arrow reads.</param>
+        /// <param name="input">The compressed input, counted as the frames are read from it (for the meter).</param>
+        public FramedIpcStream(IpcDecompressingStream ipc, CountingReadStream input)
+        {
+            _ipc = ipc;
+            _input = input;
+        }
 
         public override bool CanRead => _ipc.CanRead;
 
@@ -50,7 +59,7 @@ namespace ArrowLz4Fast
         {
             try
             {
-                return _ipc.Read(buffer, offset, count);
+                return Served(_ipc.Read(buffer, offset, count));
             }
             catch (Exception e) when (Renamed(e) is { } renamed)
             {
@@ -63,9 +72,9 @@ namespace ArrowLz4Fast
             try
             {
 #if NET
-                return await _ipc.ReadAsync(buffer.AsMemory(offset, count), cancellationToken).ConfigureAwait(false);
+                return Served(await _ipc.ReadAsync(buffer.AsMemory(offset, count), cancellationToken).ConfigureAwait(false));
 #else
-                return await _ipc.ReadAsync(buffer, offset, count, cancellationToken).ConfigureAwait(false);
+                return Served(await _ipc.ReadAsync(buffer, offset, count, cancellationToken).ConfigureAwait(false));
 #endif
             }
             catch (Exception e) when (Renamed(e) is { } renamed)
@@ -79,7 +88,7 @@ namespace ArrowLz4Fast
         {
             try
             {
-                return _ipc.Read(buffer);
+                return Served(_ipc.Read(buffer));
             }
             catch (Exception e) when (Renamed(e) is { } renamed)
             {
@@ -91,7 +100,7 @@ namespace ArrowLz4Fast
         {
             try
             {
-                return await _ipc.ReadAsync(buffer, cancellationToken).ConfigureAwait(false);
+                return Served(await _ipc.ReadAsync(buffer, cancellationToken).ConfigureAwait(false));
             }
             catch (Exception e) when (Renamed(e) is { } renamed)
             {
@@ -105,6 +114,17 @@ namespace ArrowLz4Fast
             if (disposing)
                 _ipc.Dispose();
             base.Dispose(disposing);
+        }
+
+        /// <summary>Records what the framed path read and served since the last read: compressed bytes in, IPC bytes out, messages.</summary>
+        private int Served(int read)
+        {
+            long input = _input.BytesRead;
+            long messages = _ipc.MessagesRead;
+            ArrowLz4FastMetrics.RecordStream(ArrowLz4FastMetrics.TagFramed, input - _inputRecorded, Math.Max(read, 0), messages - _messagesRecorded);
+            _inputRecorded = input;
+            _messagesRecorded = messages;
+            return read;
         }
 
         /// <summary>The exception to throw instead of <paramref name="e"/>, its offset's stream named; null to let it go.</summary>

@@ -121,7 +121,7 @@ namespace ArrowLz4Fast
             {
                 if (lengthIsDeclared && !output.IsEmpty)
                     ThrowNoFrame(output.Length);
-                ArrowLz4FastMetrics.RecordDecompress(_useK4os ? ArrowLz4FastMetrics.PathK4os : ArrowLz4FastMetrics.PathDirect, 0);
+                ArrowLz4FastMetrics.RecordDecompress(_useK4os ? ArrowLz4FastMetrics.TagK4os : ArrowLz4FastMetrics.TagDirect, 0, 0);
                 return 0;
             }
             if (_useK4os)
@@ -132,7 +132,7 @@ namespace ArrowLz4Fast
                 case Lz4FrameDecodeStatus.Done:
                     if (lengthIsDeclared && written != output.Length)
                         ThrowTooShort(consumed, written, output.Length);
-                    ArrowLz4FastMetrics.RecordDecompress(ArrowLz4FastMetrics.PathDirect, written);
+                    ArrowLz4FastMetrics.RecordDecompress(ArrowLz4FastMetrics.TagDirect, consumed, written);
                     return written;
                 case Lz4FrameDecodeStatus.DestinationTooSmall:
                     ThrowTooLong(consumed, written, output.Length, lengthIsDeclared);
@@ -190,7 +190,7 @@ namespace ArrowLz4Fast
                 ThrowTooShort((int)stream.Position, written, output.Length);
             if (stream.Position != input.Length)
                 ThrowTrailing(stream.Position, input.Length);
-            ArrowLz4FastMetrics.RecordDecompress(ArrowLz4FastMetrics.PathK4os, written);
+            ArrowLz4FastMetrics.RecordDecompress(ArrowLz4FastMetrics.TagK4os, input.Length, written);
             return written;
         }
 
@@ -270,7 +270,7 @@ namespace ArrowLz4Fast
             {
                 if (!Lz4FrameEncoder.TryEncode(source.Span, frame, out int written, _encoderOptions))
                     throw new InvalidOperationException("An LZ4 frame did not fit in its worst-case length.");
-                ArrowLz4FastMetrics.RecordCompress(compressed: true);
+                ArrowLz4FastMetrics.RecordCompress(compressed: true, source.Length, written);
                 destination.Write(frame, 0, written);
             }
             finally
@@ -291,7 +291,7 @@ namespace ArrowLz4Fast
         public bool TryCompress(ReadOnlyMemory<byte> source, Memory<byte> destination, out int bytesWritten)
         {
             bool fits = Lz4FrameEncoder.TryEncode(source.Span, destination.Span, out bytesWritten, _encoderOptions);
-            ArrowLz4FastMetrics.RecordCompress(fits);
+            ArrowLz4FastMetrics.RecordCompress(fits, source.Length, bytesWritten);
             return fits;
         }
 

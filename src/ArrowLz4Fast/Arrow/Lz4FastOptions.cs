@@ -57,6 +57,20 @@ namespace ArrowLz4Fast
         /// </summary>
         public bool UseK4osDecoder { get; set; }
 
+        /// <summary>
+        /// The verifying read of <see cref="IpcDecompressingStream"/> (default <see langword="false"/>): after it decodes
+        /// a batch, it checks the offsets of every variable-length column (binary, utf8, their large variants, list,
+        /// large list, map) as Arrow C++'s <c>ValidateFull</c> does: length + 1 of them, the first 0 or more, none less
+        /// than the one before, the last within the data buffer or the child's length. A defect is an
+        /// <see cref="System.IO.InvalidDataException"/> naming the batch, the field (name and path) and the buffer; without
+        /// the check Arrow .NET reads such offsets as they are, and a corrupt one surfaces in the reading code (an
+        /// <see cref="ArgumentOutOfRangeException"/> from <c>GetString</c>, or wrong values). It is the only check that
+        /// covers buffers stored raw (behind the -1 prefix), which no checksum covers. It reads each offsets buffer
+        /// once; batches passing through uncompressed are not checked, nor are UTF-8 and the values themselves. The codec
+        /// (<see cref="Lz4FastCodec"/>) sees one buffer at a time and cannot check offsets; the Flight interceptors do not.
+        /// </summary>
+        public bool VerifyOffsets { get; set; }
+
         /// <summary>Written frames carry a content checksum (default <see langword="false"/>, as pyarrow and Arrow .NET write).</summary>
         public bool ContentChecksum { get; set; }
 

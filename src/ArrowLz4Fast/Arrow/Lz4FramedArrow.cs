@@ -45,11 +45,13 @@ namespace ArrowLz4Fast
             ICompressionCodecFactory? compressionCodecFactory = null)
         {
             if (lz4FramedIpc is null) throw new ArgumentNullException(nameof(lz4FramedIpc));
-            var decoded = new Lz4FrameStream(lz4FramedIpc, decoderOptions, leaveOpen);
+            // The compressed bytes are counted as the frames are read, for the meter's framed path.
+            var input = new CountingReadStream(lz4FramedIpc, leaveOpen);
+            var decoded = new Lz4FrameStream(input, decoderOptions, leaveOpen: false);
             // Arrow stops at the IPC end-of-stream marker; the wrapper reads on to the frame's end mark there, so its
             // content checksum is checked. LZ4 body compression inside is decoded by the wrapper, on every core.
             var ipc = new IpcDecompressingStream(decoded, new Lz4FastOptions { VerifyChecksums = decoderOptions.VerifyChecksums }, leaveOpen: false, IpcDecompressingStream.DefaultMaxBodyLength, drainAtEnd: true);
-            return new ArrowStreamReader(new FramedIpcStream(ipc), allocator ?? SlabMemoryAllocator.Shared, compressionCodecFactory ?? new Lz4FastCodecFactory(), leaveOpen: false);
+            return new ArrowStreamReader(new FramedIpcStream(ipc, input), allocator ?? SlabMemoryAllocator.Shared, compressionCodecFactory ?? new Lz4FastCodecFactory(), leaveOpen: false);
         }
     }
 }

@@ -1,6 +1,7 @@
 using System;
 using System.Buffers;
 using System.Buffers.Binary;
+using System.Collections.Generic;
 using System.Diagnostics;
 using ArrowLz4Fast.Frames;
 
@@ -146,6 +147,26 @@ namespace ArrowLz4Fast.Ipc
             scratch.Slice((int)total, (int)(end - total)).Clear();
             _bodyLength = compressed == 0 ? 0 : end;
             return _bodyLength;
+        }
+
+        /// <summary>
+        /// Records the message <see cref="Layout"/> laid out, for <paramref name="path"/>: its frames and raw buffers, and
+        /// its body in and out (out is in when no buffer saved space and the message goes as it was).
+        /// </summary>
+        public void Record(in KeyValuePair<string, object?> path, long inputBody)
+        {
+            int frames = 0, raw = 0;
+            for (int i = 0; _bodyLength > 0 && i < _bufferCount && ArrowLz4FastMetrics.CountsCompressedBuffers; i++)
+            {
+                ref readonly IpcBufferItem buffer = ref _buffers[i];
+                if (buffer.SourceLength == 0)
+                    continue;
+                if (buffer.Raw)
+                    raw++;
+                else
+                    frames++;
+            }
+            ArrowLz4FastMetrics.RecordCompressMessage(path, frames, raw, inputBody, _bodyLength > 0 ? _bodyLength : inputBody);
         }
 
         /// <summary>Waits for an encode still running (after a failure elsewhere), so that no helper touches memory that goes back to its pool.</summary>

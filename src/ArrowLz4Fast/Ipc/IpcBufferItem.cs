@@ -16,5 +16,17 @@ namespace ArrowLz4Fast.Ipc
 
         /// <summary>Stored raw (-1 prefix) or empty: copied, not decoded.</summary>
         public bool Raw;
+
+        /// <summary>How many of the first <paramref name="count"/> items are LZ4 frames to decode, counted only when something listens to the buffer counter.</summary>
+        public static int Frames(IpcBufferItem[] items, int count)
+        {
+            int frames = 0;
+            for (int i = 0; i < count && ArrowLz4FastMetrics.CountsBuffers; i++)
+            {
+                if (!items[i].Raw && items[i].SourceLength > 0)
+                    frames++;
+            }
+            return frames;
+        }
     }
 }

@@ -245,6 +245,7 @@ namespace ArrowLz4Fast
                 compressor.Complete();
                 ReadOnlySpan<byte> body = pending.Message.AsSpan(header, (int)inputBody);
                 long bodyLength = compressor.Layout(body, _minSpaceSavings);
+                compressor.Record(ArrowLz4FastMetrics.TagIpcStream, inputBody);
                 if (bodyLength == 0)
                 {
                     QueueMessage(pending.Message, header, inputBody, pending.InputOffset);

@@ -101,6 +101,7 @@ namespace ArrowLz4Fast
                         break;
                     case Phase.Message:
                         _messageStart = _position;
+                        BeginMessage();
                         if (AtFileEnd())
                             return false;
                         return Want(Phase.Prefix, Target.Header, 0, 4, 0);
@@ -249,6 +250,9 @@ namespace ArrowLz4Fast
             long metadataOffset = _position - length;
             reader = new FlatReader(_header, 8, length, metadataOffset);
             IpcMessage message = IpcMessageParser.Parse(reader);
+            _message = message;
+            _messagesParsed++;
+            ObserveMessage(message, length);
             _layouts.Observe(reader, message);
             BinaryPrimitives.WriteInt32LittleEndian(_header, Continuation);
             BinaryPrimitives.WriteInt32LittleEndian(_header.AsSpan(4), length);
@@ -270,6 +274,7 @@ namespace ArrowLz4Fast
                 _items = ArrayPool<IpcBufferItem>.Shared.Rent(message.BufferCount);
             }
             _bodyOffset = _position;
+            _known = Known.MetadataBuffers;
             return message;
         }
 
@@ -278,6 +283,7 @@ namespace ArrowLz4Fast
         {
             long output = IpcBodyLayout.Compute(reader, message, CompressedBody, _bodyOffset, _items, _maxBodyLength);
             _itemCount = message.BufferCount;
+            _known = Known.LaidOut;
             int rewritten = IpcBodyLayout.Rewrite(_header, 8, length, _bodyOffset - length, message, _items, output);
             BinaryPrimitives.WriteInt32LittleEndian(_header.AsSpan(4), rewritten);
             _outputLength = (int)output;

@@ -140,6 +140,7 @@ namespace ArrowLz4Fast
             _maxBodyLength = maxBodyLength;
             _drainAtEnd = drainAtEnd;
             _decoder = new IpcBodyDecoder(options ?? new Lz4FastOptions());
+            _verifyOffsets = options?.VerifyOffsets ?? false;
             _readAhead = CanReadAhead(input, _decoder) ? ReadAhead : null;
             _header = ArrayPool<byte>.Shared.Rent(256 + HeaderSlack);
             _body = ArrayPool<byte>.Shared.Rent(InitialChunk);
@@ -246,6 +247,7 @@ namespace ArrowLz4Fast
             _items = Array.Empty<IpcBufferItem>();
             ArrayPool<byte>.Shared.Return(_lookahead);
             _lookahead = Array.Empty<byte>();
+            ReturnSchema();
             _lookaheadStart = _lookaheadEnd = 0;
             if (_spare is not null)
             {
@@ -269,6 +271,30 @@ namespace ArrowLz4Fast
         }
 
         private int ReadCore(Span<byte> destination)
+        {
+            try
+            {
+                return ReadCoreUnnamed(destination);
+            }
+            catch (Exception e) when (Named(e) is { } named)
+            {
+                throw named;
+            }
+        }
+
+        private async ValueTask<int> ReadAsyncCore(Memory<byte> destination, CancellationToken cancellationToken)
+        {
+            try
+            {
+                return await ReadAsyncCoreUnnamed(destination, cancellationToken).ConfigureAwait(false);
+            }
+            catch (Exception e) when (Named(e) is { } named)
+            {
+                throw named;
+            }
+        }
+
+        private int ReadCoreUnnamed(Span<byte> destination)
         {
             ThrowIfDisposed();
             if (destination.IsEmpty)
@@ -300,7 +326,7 @@ namespace ArrowLz4Fast
             }
         }
 
-        private async ValueTask<int> ReadAsyncCore(Memory<byte> destination, CancellationToken cancellationToken)
+        private async ValueTask<int> ReadAsyncCoreUnnamed(Memory<byte> destination, CancellationToken cancellationToken)
         {
             ThrowIfDisposed();
             _handoff.Release();
@@ -373,6 +399,7 @@ namespace ArrowLz4Fast
                     destination.Clear();
                     throw;
                 }
+                Decoded(destination.Slice(0, _outputLength));
                 _state = State.NextMessage;
                 return _outputLength;
             }
@@ -388,6 +415,7 @@ namespace ArrowLz4Fast
                     _window = ArrayPool<byte>.Shared.Rent(_outputLength);
                 }
                 _decoder.Decode(CompressedBody, _window.AsSpan(0, _outputLength), _bodyOffset, _items, _itemCount, BodyFill);
+                Decoded(_window.AsSpan(0, _outputLength));
                 _windowReady = true;
             }
             int n = Math.Min(destination.Length, _outputLength - _outputRead);

@@ -13,10 +13,17 @@ namespace ArrowLz4Fast.Ipc
     /// </summary>
     internal static class IpcErrors
     {
+        private const string Head = "Invalid Arrow IPC data at byte offset ";
+        private const string OfInput = " of the input stream: ";
+
+        /// <summary>Whether <paramref name="e"/> is one of these, at <paramref name="offset"/> (not one its input stream threw).</summary>
+        internal static bool IsOwn(Exception e, long offset) =>
+            e.Message.StartsWith(Head + offset.ToString(System.Globalization.CultureInfo.InvariantCulture) + OfInput, StringComparison.Ordinal);
+
         [MethodImpl(MethodImplOptions.NoInlining)]
         internal static InvalidDataException At(long offset, string what, Exception? cause = null)
         {
-            string message = $"Invalid Arrow IPC data at byte offset {offset} of the input stream: {what}.";
+            string message = $"{Head}{offset}{OfInput}{what}.";
             return new InvalidDataException(message, new Lz4FrameException(message, offset, cause));
         }
 

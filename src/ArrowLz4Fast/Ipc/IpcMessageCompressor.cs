@@ -57,6 +57,8 @@ namespace ArrowLz4Fast.Ipc
                     return false;    // frames this large would not fit one array: the message goes as it is
                 compressor.Encode(body, encoder);
                 long bodyLength = compressor.Layout(body, minSpaceSavings);
+                // Only the Flight interceptors compress messages one by one.
+                compressor.Record(ArrowLz4FastMetrics.TagFlight, message.BodyLength);
                 if (bodyLength == 0)
                     return false;
                 compressedMetadata = IpcCompressedMetadata.Write(metadata, reader, message, ReadVectors(reader, message), compressor.Buffers, bodyLength);

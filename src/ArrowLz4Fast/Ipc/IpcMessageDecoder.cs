@@ -88,6 +88,8 @@ namespace ArrowLz4Fast.Ipc
                 else
                     DecodeOther(source, decodedBody, bodyOffset, items, message.BufferCount);
                 decodedMetadata = new ReadOnlyMemory<byte>(rewritten, 0, length);
+                // Only the Flight interceptors decode messages one by one.
+                ArrowLz4FastMetrics.RecordDecompressMessage(ArrowLz4FastMetrics.TagFlight, message.Lz4 ? IpcBufferItem.Frames(items, message.BufferCount) : 0, message.BodyLength, output);
                 return true;
             }
             finally

@@ -1,0 +1,82 @@
+using System;
+using System.Buffers.Binary;
+using System.IO;
+using Apache.Arrow;
+using Apache.Arrow.Ipc;
+using ArrowLz4Fast.Frames;
+using ArrowLz4Fast.Memory;
+using ArrowLz4Fast.Tests.Support;
+using Xunit;
+
+namespace ArrowLz4Fast.Tests
+{
+    /// <summary>
+    /// A defect read through <see cref="IpcDecompressingStream"/> is named by its message, its record batch (index in
+    /// the stream), its field (name and path, read from the schema by Arrow's own reader here) and its buffer, beside
+    /// its byte offset. strings.arrows (pyarrow): two record batches of two utf8 columns, buffers 0-2 and 3-5.
+    /// </summary>
+    public class IpcErrorLocationTests
+    {
+        private const string Strings = "ipc/pyarrow/strings.arrows";
+
+        [Theory]
+        [InlineData(1, 2, 0, "data")]
+        [InlineData(2, 1, 0, "offsets")]
+        [InlineData(2, 5, 1, "data")]
+        public void A_corrupt_frame_names_its_record_batch_field_and_buffer(int message, int buffer, int column, string role)
+        {
+            byte[] stream = File.ReadAllBytes(Corpus.Committed(Strings));
+            (int start, _) = IpcVerifyingReadTests.Buffer(stream, message, buffer);
+            byte[] corrupt = (byte[])stream.Clone();
+            corrupt[start + 8] ^= 0xFF;    // the frame's magic number
+            string name = FieldName(stream, column);
+
+            foreach (int degree in new[] { 1, 4 })
+            {
+                InvalidDataException e = Assert.Throws<InvalidDataException>(() => ArrowData.DisposeAll(IpcWrapped.ReadAll(corrupt, IpcWrapped.Options(degree), SlabMemoryAllocator.Shared, null)));
+                Assert.Contains($"In message {message} of the stream (record batch {message - 1}, counted from 0): body buffer {buffer} ({role}) of field '{name}', path '{name}', field node {column}.", e.Message, StringComparison.Ordinal);
+                Assert.Equal(start + 8, Assert.IsType<Lz4FrameException>(e.InnerException).Offset);
+            }
+        }
+
+        [Fact]
+        public void A_bad_length_prefix_names_its_buffer_from_the_metadata()
+        {
+            byte[] stream = File.ReadAllBytes(Corpus.Committed(Strings));
+            (int start, _) = IpcVerifyingReadTests.Buffer(stream, 2, 4);
+            byte[] corrupt = (byte[])stream.Clone();
+            BinaryPrimitives.WriteInt64LittleEndian(corrupt.AsSpan(start), -5);
+            string name = FieldName(stream, 1);
+
+            InvalidDataException e = Assert.Throws<InvalidDataException>(() => ArrowData.DisposeAll(IpcWrapped.ReadAll(corrupt, IpcWrapped.Options(1), SlabMemoryAllocator.Shared, null)));
+            Assert.Contains("declares a negative uncompressed length", e.Message, StringComparison.Ordinal);
+            Assert.Contains($"(record batch 1, counted from 0): body buffer 4 (offsets) of field '{name}', path '{name}', field node 1.", e.Message, StringComparison.Ordinal);
+            Assert.Equal(start, Assert.IsType<Lz4FrameException>(e.InnerException).Offset);
+        }
+
+        [Fact]
+        public void The_framed_reader_keeps_the_names_with_its_own_offset_wording()
+        {
+            byte[] stream = File.ReadAllBytes(Corpus.Committed(Strings));
+            (int start, _) = IpcVerifyingReadTests.Buffer(stream, 1, 2);
+            byte[] corrupt = (byte[])stream.Clone();
+            corrupt[start + 8] ^= 0xFF;
+            using var framed = new MemoryStream();
+            using (var writer = new Lz4FrameStream(framed, System.IO.Compression.CompressionMode.Compress, leaveOpen: true))
+                writer.Write(corrupt, 0, corrupt.Length);
+
+            using ArrowStreamReader reader = Lz4FramedArrow.CreateStreamReader(new MemoryStream(framed.ToArray()));
+            InvalidDataException e = Assert.Throws<InvalidDataException>(() => ArrowData.DisposeAll(ArrowData.ReadAll(reader)));
+            Assert.Contains("of the IPC stream decompressed from the LZ4 frame", e.Message, StringComparison.Ordinal);
+            Assert.Contains($"(record batch 0, counted from 0): body buffer 2 (data) of field '{FieldName(stream, 0)}'", e.Message, StringComparison.Ordinal);
+        }
+
+        /// <summary>The name of a top-level field, as Arrow's reader reads the schema.</summary>
+        private static string FieldName(byte[] stream, int column)
+        {
+            using var reader = new ArrowStreamReader(new MemoryStream(stream), new Lz4FastCodecFactory());
+            Schema schema = reader.Schema;
+            return schema.FieldsList[column].Name;
+        }
+    }
+}
