@@ -151,7 +151,7 @@ namespace ArrowLz4Fast
             if (length == 0)
             {
                 // The end-of-stream marker passes as it is, after the batch before it; in a file the footer follows it.
-                DrainPending();
+                Drain();
                 QueueCopy(_message.AsSpan(0, prefixLength));
                 StartMessage();
                 if (_file)
@@ -203,7 +203,7 @@ namespace ArrowLz4Fast
                 IpcBodyLayout.CheckExtents(_reader, _parsed);
                 compress = _compressors[compressor].Plan(_reader, _parsed, _encoder);
             }
-            DrainPending();
+            Drain();
             int header = _prefixLength + _metadataLength;
             if (!compress)
             {
@@ -229,9 +229,7 @@ namespace ArrowLz4Fast
         }
 
         /// <summary>Completes the batch compressing, if any, and queues it: compressed, or as it was when nothing saved space.</summary>
-        private void Drain() => DrainPending();
-
-        private void DrainPending()
+        private void Drain()
         {
             if (_pending.Message is null)
                 return;
