@@ -29,9 +29,11 @@ namespace ArrowLz4Fast.Flight.Tests.Support
             return payloads;
         }
 
-        public static async Task<List<byte[]>> DoPutAsync(GrpcChannel channel, IEnumerable<byte[]?> messages, string key)
+        public static async Task<List<byte[]>> DoPutAsync(GrpcChannel channel, IEnumerable<byte[]?> messages, string key, Metadata? extra = null)
         {
             var headers = new Metadata { { StoreFlightServer.KeyHeader, key } };
+            foreach (Metadata.Entry entry in extra ?? new Metadata())
+                headers.Add(entry);
             using AsyncDuplexStreamingCall<byte[], byte[]> call = channel.CreateCallInvoker().AsyncDuplexStreamingCall(s_doPut, null, new CallOptions(headers));
             try
             {
