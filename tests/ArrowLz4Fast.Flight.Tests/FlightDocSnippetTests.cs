@@ -64,9 +64,16 @@ namespace ArrowLz4Fast.Flight.Tests
                 CompressUploads = true,                                                      // DoPut/DoExchange (optional)
             }));
 
-            // Server (Apache.Arrow.Flight.AspNetCore): one global interceptor.
-            builder.Services.AddGrpc(o => o.Interceptors.Add<Lz4FlightServerInterceptor>(new Lz4FlightServerOptions()))
-                .AddFlightServer<MyFlightServer>();
+            // Server (Apache.Arrow.Flight.AspNetCore): one global interceptor, after any authentication interceptor.
+            builder.Services.AddGrpc(o =>
+            {
+                o.MaxReceiveMessageSize = 64 << 20;
+                o.Interceptors.Add<MyAuthInterceptor>();
+                o.Interceptors.Add<Lz4FlightServerInterceptor>(new Lz4FlightServerOptions
+                {
+                    MaxReceiveMessageSize = 64 << 20, // the same limit, on decoded bytes (4 MiB when not set)
+                });
+            }).AddFlightServer<MyFlightServer>();
             // SNIPPET END
 
             await RunAsync(builder, channel, client, client);
@@ -104,6 +111,11 @@ namespace ArrowLz4Fast.Flight.Tests
                 channel.Dispose();
                 await app.StopAsync();
             }
+        }
+
+        /// <summary>The docs' authentication interceptor: here it lets every call through.</summary>
+        private sealed class MyAuthInterceptor : Grpc.Core.Interceptors.Interceptor
+        {
         }
 
         /// <summary>The snippets' server: the test store, which knows nothing of compression.</summary>
