@@ -115,13 +115,13 @@ namespace ArrowLz4Fast.Flight.Tests
             string ticket = StoreFlightServer.Register(new[] { batch });
             await using TestHost host = await StartAsync(null, new Lz4FlightServerOptions());
             using GrpcChannel channel = host.Channel();
-            var e = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(new FlightClient(channel.WithArrowLz4()), ticket));
+            var e = await Assert.ThrowsAsync<RpcException>(() => RoundTripTests.ReadAsync(new FlightClient(channel.WithArrowLz4()), ticket));
             Assert.Equal(StatusCode.ResourceExhausted, e.StatusCode);
             Assert.Contains("FlightData message 1 of the DoGet stream", e.Status.Detail, StringComparison.Ordinal);
             Assert.Contains("4194304", e.Status.Detail, StringComparison.Ordinal);
             Assert.Contains("Lz4FlightClientOptions.MaxReceiveMessageSize", e.Status.Detail, StringComparison.Ordinal);
 
-            List<RecordBatch> read = await ReadAsync(new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions { MaxReceiveMessageSize = 16 * MiB })), ticket);
+            List<RecordBatch> read = await RoundTripTests.ReadAsync(new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions { MaxReceiveMessageSize = 16 * MiB })), ticket);
             Assert.Equal(batch.Length, Assert.Single(read).Length);
             ArrowData.DisposeAll(read);
             StoreFlightServer.Tables.TryRemove(ticket, out _);
@@ -225,15 +225,6 @@ namespace ArrowLz4Fast.Flight.Tests
                 ArrowData.DisposeAll(received!);
             }
             Assert.True(allocated < bound, $"{allocated:N0} bytes allocated, bound {bound:N0}");
-        }
-
-        private static async Task<List<RecordBatch>> ReadAsync(FlightClient client, string ticket)
-        {
-            using FlightRecordBatchStreamingCall call = client.GetStream(new FlightTicket(ticket));
-            var batches = new List<RecordBatch>();
-            while (await call.ResponseStream.MoveNext(default))
-                batches.Add(call.ResponseStream.Current);
-            return batches;
         }
 
         private static async Task<List<RecordBatch>> ExchangeAsync(FlightClient client, RecordBatch batch)
