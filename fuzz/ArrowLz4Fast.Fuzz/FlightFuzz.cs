@@ -6,27 +6,41 @@ using System.Linq;
 using System.Reflection;
 using System.Threading;
 using System.Threading.Tasks;
+using System.Net.Http;
 using Apache.Arrow;
+using Apache.Arrow.Flight;
+using Apache.Arrow.Flight.Client;
 using Apache.Arrow.Ipc;
 using ArrowLz4Fast.Flight;
 using ArrowLz4Fast.Flight.Tests.Support;
 using ArrowLz4Fast.Frames;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
+using Grpc.Core;
+using Grpc.Net.Client;
 
 namespace ArrowLz4Fast.Fuzz
 {
     /// <summary>
     /// --flight: mutants of the corpus streams' messages as FlightData (data_header, data_body, or the protobuf bytes
     /// themselves), decoded in both directions the interceptors decode: the client's response marshaller over the gRPC
-    /// payload with the per-call checks, and the server's upload decode after protobuf's parser. Only
-    /// InvalidDataException (with its Lz4FrameException when it has an offset) and NotSupportedException may come out,
-    /// each mutant within a time budget; when both directions accept a stream, they must agree with each other and,
-    /// where it reads the mutant too, with ArrowStreamReader and Apache.Arrow.Compression over the same messages.
+    /// payload with the per-call checks, and the server's upload decode after protobuf's parser, both under a 16 MiB
+    /// receive limit. Only InvalidDataException (with its Lz4FrameException when it has an offset), NotSupportedException
+    /// and, for a message past the limit, RpcException (ResourceExhausted) may come out, each mutant within a time budget
+    /// and an allocation budget; when both directions accept a stream, they must agree with each other and, where it
+    /// reads the mutant too, with ArrowStreamReader and Apache.Arrow.Compression over the same messages.
+    /// Each mutant is also read over real gRPC, from a Kestrel server in this process, by the official FlightClient
+    /// through the client interceptor (same receive limit), on one channel of one HTTP/2 connection, and never disposed:
+    /// a refusal must end its call by itself (else the connection's 100 streams fill and a read hangs, within the
+    /// budget), it must come out as the package's exception (its refusal at the limit included), not gRPC's, and it must
+    /// agree with the in-process read; at the end no call is open.
     /// </summary>
     internal static class FlightFuzz
     {
         private static readonly TimeSpan s_budget = TimeSpan.FromSeconds(20);
+        private static readonly TimeSpan s_settle = TimeSpan.FromSeconds(10);
+        // Set by a read over gRPC that hung: every later call on the channel would wait too, so they are not made.
+        private static int s_wedged;
 
         /// <summary>The receive limit both directions decode under: a mutant declaring more must be refused before it is allocated.</summary>
         private const int ReceiveLimit = 16 << 20;
@@ -63,6 +77,10 @@ namespace ArrowLz4Fast.Fuzz
             var deserializer = new FlightDataDeserializer(FlightDataFields.Of(s_descriptor), settings);
             // What each seed costs unmutated, for the allocation budget.
             var baselines = seeds.Select(seed => Check(seed.Messages.Select(m => IpcMessages.FlightData(m.Header, m.Body)).ToList(), deserializer, settings).Allocated).ToList();
+            TestHost host = TestHost.StartAsync(RawFlightService.Add, RawFlightService.Map).GetAwaiter().GetResult();
+            using var open = new OpenRequests(host);
+            using GrpcChannel channel = host.Channel(new SocketsHttpHandler { EnableMultipleHttp2Connections = false });
+            var client = new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions { InnerCodecFactory = new Apache.Arrow.Compression.CompressionCodecFactory(), MaxReceiveMessageSize = ReceiveLimit }));
             long first = options.Index ?? options.Start;
             long count = options.Index.HasValue ? 1 : options.Count;
             int failures = 0, rejected = 0, accepted = 0, compared = 0, raised = 0, overLimit = 0;
@@ -78,7 +96,7 @@ namespace ArrowLz4Fast.Fuzz
                 // The raised-length mutants draw from their own generator, so the other mutants stay what they were.
                 var raise = new Random(unchecked((int)(options.Seed * 40503UL) ^ (int)index ^ (int)(index >> 32)));
                 List<byte[]> payloads = Mutate(messages, random, raise, out string what);
-                Task<(bool Rejected, bool Compared, bool OverLimit, long Allocated)> check = Task.Run(() => Check(payloads, deserializer, settings));
+                Task<CheckResult> check = Task.Run(() => Check(payloads, deserializer, settings));
                 string? problem = null;
                 try
                 {
@@ -108,6 +126,8 @@ namespace ArrowLz4Fast.Fuzz
                         else if (what.Contains("raised", StringComparison.Ordinal) && what.Contains("past the limit", StringComparison.Ordinal) && !check.Result.Rejected)
                             problem = "a buffer declaring more than the receive limit was read";
                     }
+                    if (problem is null && Volatile.Read(ref s_wedged) == 0)
+                        problem = ReadOverGrpc(client, payloads, check.Result.ClientRefused, check.Result.ClientOverLimit);
                 }
                 catch (AggregateException e)
                 {
@@ -119,6 +139,14 @@ namespace ArrowLz4Fast.Fuzz
                     findings.Enqueue($"mutant {index} ({name}, {what}): {problem}");
                 }
             });
+            long left = open.SettledAsync(s_settle).GetAwaiter().GetResult();
+            if (left != 0)
+            {
+                Interlocked.Increment(ref failures);
+                findings.Enqueue($"{left} call(s) still open on the server {s_settle.TotalSeconds} s after the last read");
+            }
+            channel.Dispose();
+            host.DisposeAsync().AsTask().GetAwaiter().GetResult();
             foreach (string finding in findings.Take(20))
                 Console.WriteLine(finding);
             Console.WriteLine($"fuzz --flight: {count} mutants, {rejected} refused ({overLimit} over the {ReceiveLimit:N0}-byte receive limit), {accepted} read ({compared} compared with Apache.Arrow.Compression), {raised} with a raised declared length; largest allocation {largest:N0} bytes (budget: the seed's plus {AllocationMargin:N0}, plus 1 MiB for a length declared past the limit); {failures} failure(s)");
@@ -129,16 +157,16 @@ namespace ArrowLz4Fast.Fuzz
         /// Reads the mutated stream both ways; throws on a finding. Returns too what the two decodes allocated on this
         /// thread (protobuf's parse and the decoded bodies; not the comparison with the official reader).
         /// </summary>
-        private static (bool Rejected, bool Compared, bool OverLimit, long Allocated) Check(List<byte[]> payloads, FlightDataDeserializer deserializer, FlightCodecSettings settings)
+        private static CheckResult Check(List<byte[]> payloads, FlightDataDeserializer deserializer, FlightCodecSettings settings)
         {
-            bool overLimit = false;
+            bool clientOverLimit = false, serverOverLimit = false;
             long before = GC.GetAllocatedBytesForCurrentThread();
             // The client: the response marshaller on the payload, then the call's checks, as the interceptor's reader does.
             List<IpcMessageBytes>? client = Read(payloads, payload =>
             {
                 IMessage message = deserializer.Deserialize(new PayloadContext(payload));
                 return message;
-            }, new FlightStreamChecker("DoGet", decoder: null, settings), ref overLimit);
+            }, new FlightStreamChecker("DoGet", decoder: null, settings), ref clientOverLimit);
 
             // The server: protobuf's parser (a payload it refuses never reaches the interceptor), then the upload decode.
             List<IpcMessageBytes>? server = null;
@@ -159,12 +187,12 @@ namespace ArrowLz4Fast.Fuzz
             if (parsed)
             {
                 int i = 0;
-                server = Read(payloads, _ => parsedMessages[i++], new FlightStreamChecker("DoPut", settings.NewDecoder(), settings), ref overLimit);
+                server = Read(payloads, _ => parsedMessages[i++], new FlightStreamChecker("DoPut", settings.NewDecoder(), settings), ref serverOverLimit);
             }
 
             long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
             if (client is null || server is null)
-                return (true, false, overLimit, allocated);
+                return new CheckResult(true, false, client is null, clientOverLimit, clientOverLimit || serverOverLimit, allocated);
             if (!Same(client, server))
                 throw new InvalidOperationException("the client and server directions decoded the same stream differently");
 
@@ -176,8 +204,73 @@ namespace ArrowLz4Fast.Fuzz
                 throw new InvalidOperationException("the decoded stream reads differently from Apache.Arrow.Compression over the same messages");
             foreach (List<RecordBatch>? list in new[] { ours, official })
                 list?.ForEach(b => b.Dispose());
-            return (false, compared, overLimit, allocated);
+            return new CheckResult(false, compared, false, false, false, allocated);
         }
+
+        /// <summary>
+        /// Reads the mutant from the server through the interceptor, without disposing the call; a finding, or null. The
+        /// in-process client direction (<paramref name="refused"/>) predicts it: our exception where that refused, a
+        /// complete read where it did not, never gRPC's exception other than the package's own refusal at the receive
+        /// limit (ResourceExhausted, naming the message), and that exactly where the in-process read was refused over it
+        /// (<paramref name="overLimit"/>). Flight's own reader may fail first (a dictionary batch, or a mutant only it
+        /// refuses): such a call is the owner's to end (docs/flight.md), so it is disposed here.
+        /// </summary>
+        private static string? ReadOverGrpc(FlightClient client, List<byte[]> payloads, bool refused, bool overLimit)
+        {
+            string ticket = RawFlightService.Register(payloads.Cast<byte[]?>().ToList());
+            try
+            {
+                FlightRecordBatchStreamingCall call = client.GetStream(new FlightTicket(ticket));
+                Task<int> read = CountAsync(call.ResponseStream);
+                try
+                {
+                    if (!read.Wait(s_budget))
+                    {
+                        Interlocked.Exchange(ref s_wedged, 1);
+                        return $"the read over gRPC did not end within {s_budget.TotalSeconds} s (calls left open?); no more reads over gRPC";
+                    }
+                    return refused ? "read over gRPC, refused in process" : null;
+                }
+                catch (AggregateException e)
+                {
+                    Exception inner = e.InnerException!;
+                    // The interceptor refuses a message over its receive limit as gRPC refuses one over its own.
+                    if (inner is RpcException limit && limit.StatusCode == StatusCode.ResourceExhausted && limit.Status.Detail.StartsWith("FlightData message ", StringComparison.Ordinal))
+                        return overLimit ? null : "refused at the receive limit over gRPC, not in process: " + inner;
+                    if (inner is RpcException)
+                        return "the read over gRPC failed with gRPC's exception, not the package's: " + inner;
+                    // Ours name the message (FlightStreamChecker); Arrow's reader throws InvalidDataException too.
+                    if ((inner is InvalidDataException || inner is NotSupportedException) && inner.Message.StartsWith("FlightData message ", StringComparison.Ordinal))
+                        return refused && !overLimit ? null : $"refused over gRPC, {(refused ? "refused at the receive limit" : "read")} in process: " + inner;
+                    call.Dispose();
+                    return null;
+                }
+            }
+            finally
+            {
+                RawFlightService.Streams.TryRemove(ticket, out _);
+            }
+        }
+
+        private static async Task<int> CountAsync(FlightClientRecordBatchStreamReader stream)
+        {
+            int count = 0;
+            await foreach (RecordBatch batch in stream)
+            {
+                batch.Dispose();
+                count++;
+            }
+            return count;
+        }
+
+        /// <summary>What <see cref="Check"/> found of one mutant.</summary>
+        /// <param name="Rejected">A direction refused the stream.</param>
+        /// <param name="Compared">Both read it, and so did the official reader, alike.</param>
+        /// <param name="ClientRefused">The client direction refused it, as the read over gRPC must.</param>
+        /// <param name="ClientOverLimit">The client direction refused it at the receive limit.</param>
+        /// <param name="OverLimit">A direction refused it at the receive limit.</param>
+        /// <param name="Allocated">What the two decodes allocated on this thread.</param>
+        private readonly record struct CheckResult(bool Rejected, bool Compared, bool ClientRefused, bool ClientOverLimit, bool OverLimit, long Allocated);
 
         /// <summary>The decoded messages, or null when a message was refused as it may be (malformed, or over the receive limit).</summary>
         private static List<IpcMessageBytes>? Read(List<byte[]> payloads, Func<byte[], IMessage> next, FlightStreamChecker checker, ref bool overLimit)

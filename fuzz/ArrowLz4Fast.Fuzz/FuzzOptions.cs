@@ -36,6 +36,9 @@ namespace ArrowLz4Fast.Fuzz
         /// <summary>Fuzz IpcDecompressingStream instead: mutants of the corpus IPC streams (fuzz/README.md, --ipc).</summary>
         public bool Ipc { get; private set; }
 
+        /// <summary>Fuzz IpcCompressingStream instead: mutants of the corpus IPC streams written into it uncompressed (fuzz/README.md, --ipc-write).</summary>
+        public bool IpcWrite { get; private set; }
+
         /// <summary>Fuzz the Flight interceptors' decoding instead: mutated FlightData, both directions (fuzz/README.md, --flight).</summary>
         public bool Flight { get; private set; }
 
@@ -59,6 +62,7 @@ namespace ArrowLz4Fast.Fuzz
                     case "--encode": options.Encode = true; break;
                     case "--stream": options.Stream = true; break;
                     case "--ipc": options.Ipc = true; break;
+                    case "--ipc-write": options.IpcWrite = true; break;
                     case "--flight": options.Flight = true; break;
                     default: throw new ArgumentException($"unknown option {args[i]}; see fuzz/README.md");
                 }

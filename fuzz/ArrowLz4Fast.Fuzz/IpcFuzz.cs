@@ -219,14 +219,14 @@ namespace ArrowLz4Fast.Fuzz
             return batches;
         }
 
-        private static string? Compare(List<RecordBatch> expected, List<RecordBatch> actual)
+        internal static string? Compare(List<RecordBatch> expected, List<RecordBatch> actual)
         {
             if (expected.Count != actual.Count)
                 return $"{actual.Count} batches, the codec path read {expected.Count}";
             for (int b = 0; b < expected.Count; b++)
             {
                 if (expected[b].Length != actual[b].Length || expected[b].ColumnCount != actual[b].ColumnCount)
-                    return $"batch {b} differs in shape";
+                    return $"batch {b} differs in shape: {expected[b].Length} rows, {expected[b].ColumnCount} columns against {actual[b].Length}, {actual[b].ColumnCount}";
                 for (int c = 0; c < expected[b].ColumnCount; c++)
                 {
                     string? difference = Compare(expected[b].Column(c).Data, actual[b].Column(c).Data, $"batch {b} column {c}");

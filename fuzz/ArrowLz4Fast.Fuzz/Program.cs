@@ -15,6 +15,8 @@ Oracle.Stream = options.Stream;
 string root = FuzzOptions.RepositoryRoot();
 if (options.Ipc)
     return IpcFuzz.Run(options, root);
+if (options.IpcWrite)
+    return IpcWriteFuzz.Run(options, root);
 if (options.Flight)
     return FlightFuzz.Run(options, root);
 

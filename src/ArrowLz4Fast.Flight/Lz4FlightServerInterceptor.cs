@@ -64,7 +64,7 @@ namespace ArrowLz4Fast.Flight
                 await continuation(requestStream, responseStream, context!).ConfigureAwait(false);
                 return;
             }
-            var requests = new CheckingStreamReader<TRequest>(requestStream, new FlightStreamChecker(exchange ? "DoExchange" : "DoPut", _settings.NewDecoder(), _settings));
+            var requests = new CheckingStreamReader<TRequest>(requestStream, new FlightStreamChecker(exchange ? "DoExchange" : "DoPut", _settings.NewDecoder(), _settings), endCall: null);
             CompressingStreamWriter<TResponse>? compressing = exchange && Compresses(context!)
                 ? new CompressingStreamWriter<TResponse>(responseStream, _settings)
                 : null;

@@ -22,29 +22,39 @@ namespace ArrowLz4Fast.Flight.Tests
 {
     /// <summary>
     /// The Flight setup snippets of README.md and docs/flight.md, line for line (DocSnippetTests checks that they are
-    /// here), run against a real server they configure: a DoGet and a compressed DoPut read back the table.
+    /// here), run against a real server (the setup snippets configure theirs): a DoGet and a compressed DoPut read back
+    /// the table, whose batches are over gRPC's default 4 MB message limit compressed or not, and over the interceptors'
+    /// default 4 MiB limit on decoded bytes, so the snippets' limits (both kinds) are needed.
     /// </summary>
     public sealed class FlightDocSnippetTests
     {
-        // Small batches: the snippets keep gRPC's default 4 MB message limit.
-        private static List<RecordBatch> Table() => TestTables.Batches(3, 5_000, seed: 11).ToList();
+        // A batch of 200,000 rows: over 6 MB LZ4-compressed (32 random bytes a row stay raw), more uncompressed.
+        private static List<RecordBatch> Table() => TestTables.Batches(1, 200_000, seed: 11).ToList();
 
         // README.md, "Flight".
         [Fact]
         public async Task Readme_flight_setup()
         {
-            (WebApplicationBuilder builder, GrpcChannel channel) = Prepare();
+            (WebApplicationBuilder builder, string address) = Prepare();
 
             // SNIPPET
-            var client = new FlightClient(channel.WithArrowLz4());          // reads LZ4 from pyarrow, C++, arrow-rs and .NET servers
+            var channel = GrpcChannel.ForAddress(address, new GrpcChannelOptions { MaxReceiveMessageSize = 64 << 20 });
+            var client = new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions
+            {
+                MaxReceiveMessageSize = 64 << 20,                            // the same limit, on decoded bytes (4 MiB when not set)
+            }));                                                             // reads LZ4 from pyarrow, C++, arrow-rs and .NET servers
             var uploads = new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions
             {
                 CompressUploads = true,                                      // DoPut/DoExchange, every buffer in parallel
                 InnerCodecFactory = new Apache.Arrow.Compression.CompressionCodecFactory(), // ZSTD responses too
+                MaxReceiveMessageSize = 64 << 20,
             }));
 
-            builder.Services.AddGrpc(o => o.Interceptors.Add<Lz4FlightServerInterceptor>(new Lz4FlightServerOptions()))
-                .AddFlightServer<MyFlightServer>();                          // decodes uploads, compresses for clients that ask
+            builder.Services.AddGrpc(o =>
+            {
+                o.MaxReceiveMessageSize = 64 << 20;                          // for uploads
+                o.Interceptors.Add<Lz4FlightServerInterceptor>(new Lz4FlightServerOptions { MaxReceiveMessageSize = 64 << 20 });
+            }).AddFlightServer<MyFlightServer>();                            // decodes uploads, compresses for clients that ask
             // SNIPPET END
 
             await RunAsync(builder, channel, client, uploads);
@@ -54,17 +64,21 @@ namespace ArrowLz4Fast.Flight.Tests
         [Fact]
         public async Task Flight_doc_setup()
         {
-            (WebApplicationBuilder builder, GrpcChannel channel) = Prepare();
+            (WebApplicationBuilder builder, string address) = Prepare();
 
             // SNIPPET
-            // Client: any FlightClient (and FlightSqlClient, which takes one) over the intercepted invoker.
+            // Client: any FlightClient (and FlightSqlClient, which takes one) over the intercepted invoker. gRPC refuses a
+            // message over 4 MB by default, and a Flight message is a whole batch: raise the limit (see Message size).
+            var channel = GrpcChannel.ForAddress(address, new GrpcChannelOptions { MaxReceiveMessageSize = 64 << 20 });
             var client = new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions
             {
                 InnerCodecFactory = new Apache.Arrow.Compression.CompressionCodecFactory(), // ZSTD too (optional)
                 CompressUploads = true,                                                      // DoPut/DoExchange (optional)
+                MaxReceiveMessageSize = 64 << 20,                                            // the same limit, on decoded bytes
             }));
 
-            // Server (Apache.Arrow.Flight.AspNetCore): one global interceptor, after any authentication interceptor.
+            // Server (Apache.Arrow.Flight.AspNetCore): one global interceptor, after any authentication interceptor, and the
+            // limit for uploads.
             builder.Services.AddGrpc(o =>
             {
                 o.MaxReceiveMessageSize = 64 << 20;
@@ -79,7 +93,32 @@ namespace ArrowLz4Fast.Flight.Tests
             await RunAsync(builder, channel, client, client);
         }
 
-        private static (WebApplicationBuilder Builder, GrpcChannel Channel) Prepare()
+        // docs/flight.md, "Ending a call".
+        [Fact]
+        public async Task Flight_doc_ending_a_call()
+        {
+            await using TestHost host = await TestHost.StartAsync(StoreFlightServer.Services(new Lz4FlightServerOptions()), StoreFlightServer.Map);
+            using GrpcChannel channel = host.Channel();
+            // The table's batch decodes past the default 4 MiB: no limit, as the test channel has none.
+            var client = new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions { MaxReceiveMessageSize = null }));
+            List<RecordBatch> table = Table();
+            var ticket = new FlightTicket(StoreFlightServer.Register(table));
+            var batches = new List<RecordBatch>();
+
+            // SNIPPET
+            using (FlightRecordBatchStreamingCall call = client.GetStream(ticket))   // disposing ends the call if the loop stops early
+            {
+                await foreach (RecordBatch batch in call.ResponseStream)
+                    batches.Add(batch);
+            }
+            // SNIPPET END
+
+            ArrowData.AssertSameValues(table, batches);
+            ArrowData.DisposeAll(batches);
+            ArrowData.DisposeAll(table);
+        }
+
+        private static (WebApplicationBuilder Builder, string Address) Prepare()
         {
             // The channel is made before the server listens (as in the snippets); it connects at the first call.
             int port;
@@ -91,7 +130,7 @@ namespace ArrowLz4Fast.Flight.Tests
             WebApplicationBuilder builder = WebApplication.CreateSlimBuilder();
             builder.WebHost.ConfigureKestrel(o => o.Listen(IPAddress.Loopback, port, l => l.Protocols = HttpProtocols.Http2));
             builder.Logging.ClearProviders();
-            return (builder, GrpcChannel.ForAddress($"http://127.0.0.1:{port}"));
+            return (builder, $"http://127.0.0.1:{port}");
         }
 
         private static async Task RunAsync(WebApplicationBuilder builder, GrpcChannel channel, FlightClient client, FlightClient uploads)

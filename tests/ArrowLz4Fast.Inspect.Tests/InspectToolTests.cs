@@ -194,6 +194,43 @@ namespace ArrowLz4Fast.Inspect.Tests
             }
         }
 
+        // Arrow Java writes a content checksum on every frame. A flipped checksum byte leaves the data decodable: the
+        // official decoder (K4os) accepts it, ArrowLz4Fast rejects it. The summary must count that buffer as corrupt and
+        // say which decoder rejected it, never "0 corrupt" beside a failed verification, nor "ok" for the acceptance.
+        [Fact]
+        public void Verify_counts_a_buffer_one_decoder_rejects_as_corrupt_and_names_the_decoder()
+        {
+            byte[] data = File.ReadAllBytes(Path.Combine(CorpusDir, "ipc/java/strings.arrows"));
+            Inspection clean = Inspector.Inspect("strings", data, verify: false);
+            BufferReport target = clean.AllBuffers.First(b => b.Path == BufferPath.Direct && b.Frame!.ContentChecksum);
+            data[target.AbsoluteOffset + target.Buffer.Length - 1] ^= 0x01;   // the last byte of the frame's content checksum
+            string temp = Path.Combine(Path.GetTempPath(), $"arrow-lz4-test-{Guid.NewGuid():N}.arrows");
+            try
+            {
+                File.WriteAllBytes(temp, data);
+                (int exit, string stdout, _) = Run(temp, "--verify");
+                Assert.Equal(Inspector.VerificationFailed, exit);
+                string[] lines = stdout.Split('\n');
+                string flagged = Assert.Single(lines, l => l.Contains("verify: ", StringComparison.Ordinal) && !l.Contains("identical", StringComparison.Ordinal) && l.StartsWith("  buffer", StringComparison.Ordinal));
+                Assert.Contains("rejected by ArrowLz4Fast", flagged, StringComparison.Ordinal);
+                Assert.Contains("checksum", flagged, StringComparison.Ordinal);
+                Assert.Contains("the official decoder accepted it", flagged, StringComparison.Ordinal);
+                Assert.DoesNotContain("official: ok", stdout, StringComparison.Ordinal);
+                Assert.Contains(lines, l => l.StartsWith("verify: 1 buffer(s) corrupt: 1 rejected by ArrowLz4Fast alone", StringComparison.Ordinal));
+                Assert.Contains(", 1 corrupt;", lines.Single(l => l.StartsWith("summary:", StringComparison.Ordinal)), StringComparison.Ordinal);
+
+                (_, string json, _) = Run(temp, "--verify", "--json");
+                JsonElement summary = JsonDocument.Parse(json).RootElement.GetProperty("summary");
+                Assert.Equal(1, summary.GetProperty("corrupt").GetInt32());
+                Assert.Equal(1, summary.GetProperty("rejected_by_arrowlz4fast_alone").GetInt32());
+                Assert.Equal(0, summary.GetProperty("rejected_by_official_alone").GetInt32());
+            }
+            finally
+            {
+                File.Delete(temp);
+            }
+        }
+
         private static void AssertOneCleanLine(string stderr, string expected)
         {
             string[] lines = stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries);

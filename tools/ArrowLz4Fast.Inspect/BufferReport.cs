@@ -43,7 +43,10 @@ namespace ArrowLz4Fast.Inspect
     {
         public string? Verification { get; set; }
 
-        public bool VerificationFailed { get; set; }
+        /// <summary>What --verify found, or null when it did not decode this buffer.</summary>
+        public VerifyOutcome? Outcome { get; set; }
+
+        public bool VerificationFailed => Outcome is not (null or VerifyOutcome.Identical or VerifyOutcome.Declined);
 
         public static BufferReport Of(IpcMessage message, BodyBuffer buffer, ReadOnlySpan<byte> file)
         {

@@ -48,6 +48,11 @@ namespace ArrowLz4Fast.Inspect
 
         public int VerificationFailures => Verifier.CountFailures(AllBuffers);
 
+        public int Count(VerifyOutcome outcome) => Verifier.Count(AllBuffers, outcome);
+
+        /// <summary>Buffers whose frame does not parse, and, with --verify, buffers a decoder rejects or the decoders disagree on.</summary>
+        public int Corrupt => Count(BufferPath.Corrupt) + VerificationFailures;
+
         private bool IsLz4(BufferReport report)
         {
             for (int i = 0; i < Messages.Count; i++)

@@ -85,10 +85,22 @@ namespace ArrowLz4Fast.Inspect
             if (b.Verification != null)
             {
                 json.WriteString("verify", b.Verification);
+                json.WriteString("verify_outcome", OutcomeName(b.Outcome));
                 json.WriteBoolean("verify_failed", b.VerificationFailed);
             }
             json.WriteEndObject();
         }
+
+        private static string? OutcomeName(VerifyOutcome? outcome) => outcome switch
+        {
+            null => null,
+            VerifyOutcome.RejectedByArrowLz4FastAlone => "rejected_by_arrowlz4fast_alone",
+            VerifyOutcome.RejectedByOfficialAlone => "rejected_by_official_alone",
+            VerifyOutcome.RejectedByBoth => "rejected_by_both",
+            VerifyOutcome.WrongLength => "wrong_length",
+            VerifyOutcome.DecodedDifferently => "decoded_differently",
+            _ => outcome.Value.ToString().ToLowerInvariant(),
+        };
 
         private static void WriteSummary(Utf8JsonWriter json, Inspection i)
         {
@@ -102,7 +114,7 @@ namespace ArrowLz4Fast.Inspect
             json.WriteNumber("lz4_frames", i.Lz4Buffers);
             json.WriteNumber("direct", i.Count(BufferPath.Direct));
             json.WriteNumber("declined", i.Count(BufferPath.DeclinedDictionary));
-            json.WriteNumber("corrupt", i.Count(BufferPath.Corrupt));
+            json.WriteNumber("corrupt", i.Corrupt);
             json.WriteNumber("stored_raw_buffers", i.Count(BufferPath.Raw));
             json.WriteNumber("empty", i.Count(BufferPath.Empty));
             json.WriteNumber("zstd", i.Count(BufferPath.Zstd));
@@ -119,6 +131,11 @@ namespace ArrowLz4Fast.Inspect
                 if (error != null) json.WriteString("error", error);
                 json.WriteEndObject();
                 json.WriteNumber("verify_failures", i.VerificationFailures);
+                json.WriteNumber("rejected_by_arrowlz4fast_alone", i.Count(VerifyOutcome.RejectedByArrowLz4FastAlone));
+                json.WriteNumber("rejected_by_official_alone", i.Count(VerifyOutcome.RejectedByOfficialAlone));
+                json.WriteNumber("rejected_by_both", i.Count(VerifyOutcome.RejectedByBoth));
+                json.WriteNumber("wrong_length", i.Count(VerifyOutcome.WrongLength));
+                json.WriteNumber("decoded_differently", i.Count(VerifyOutcome.DecodedDifferently));
             }
             json.WriteEndObject();
         }

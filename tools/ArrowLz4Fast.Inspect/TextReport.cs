@@ -47,7 +47,10 @@ namespace ArrowLz4Fast.Inspect
                 int failures = inspection.VerificationFailures;
                 output.WriteLine(failures == 0
                     ? "verify: every LZ4 buffer decodes identically with ArrowLz4Fast and the official decoder"
-                    : $"verify: {failures} buffer(s) differ between ArrowLz4Fast and the official decoder");
+                    : $"verify: {failures} buffer(s) corrupt: {inspection.Count(VerifyOutcome.RejectedByArrowLz4FastAlone)} rejected by ArrowLz4Fast alone "
+                      + $"(the official decoder accepted them), {inspection.Count(VerifyOutcome.RejectedByOfficialAlone)} by the official decoder alone, "
+                      + $"{inspection.Count(VerifyOutcome.RejectedByBoth)} by both, {inspection.Count(VerifyOutcome.WrongLength)} by Arrow's reader (wrong decoded length), "
+                      + $"{inspection.Count(VerifyOutcome.DecodedDifferently)} decoded differently");
             }
             output.WriteLine(Summary(inspection));
         }
@@ -57,7 +60,7 @@ namespace ArrowLz4Fast.Inspect
             double ratio = i.CompressedBytes == 0 ? 0 : (double)i.FrameUncompressedBytes / i.CompressedBytes;
             return $"summary: {i.Messages.Count} messages ({i.Count(IpcMessageType.RecordBatch)} record batches, {i.Count(IpcMessageType.DictionaryBatch)} dictionary batches), "
                 + $"{i.AllBuffersCount()} buffers, {i.Lz4Buffers} LZ4 frames: {i.Count(BufferPath.Direct)} direct, {i.Count(BufferPath.DeclinedDictionary)} declined, "
-                + $"{i.Count(BufferPath.Corrupt)} corrupt; {i.Count(BufferPath.Raw)} raw, {i.Count(BufferPath.Empty)} empty, {i.Count(BufferPath.Zstd)} zstd; "
+                + $"{i.Corrupt} corrupt; {i.Count(BufferPath.Raw)} raw, {i.Count(BufferPath.Empty)} empty, {i.Count(BufferPath.Zstd)} zstd; "
                 + $"{i.CompressedBytes} -> {i.FrameUncompressedBytes} bytes ({ratio:0.00}x); direct share {i.DirectShare:0.#} % of frames, {i.DirectByteShare:0.#} % of bytes";
         }
 

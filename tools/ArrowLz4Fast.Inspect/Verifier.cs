@@ -11,6 +11,8 @@ namespace ArrowLz4Fast.Inspect
     /// <summary>
     /// --verify: decodes every LZ4 buffer with ArrowLz4Fast's codec and with the official path (K4os LZ4Frame.Decode
     /// + ReadManyBytes, what Apache.Arrow.Compression does) and compares them; then reads the whole input with Arrow.
+    /// A buffer either decoder rejects, or on which they disagree, is corrupt: the official decoder accepting a frame
+    /// (it verifies no checksums) does not make it sound.
     /// </summary>
     internal static class Verifier
     {
@@ -22,6 +24,7 @@ namespace ArrowLz4Fast.Inspect
             var ours = new byte[report.UncompressedLength];
             var official = new byte[report.UncompressedLength];
             string? oursError = null, officialError = null;
+            Exception? oursException = null;
             int oursWritten = -1, officialWritten = -1;
             try
             {
@@ -30,6 +33,7 @@ namespace ArrowLz4Fast.Inspect
             }
             catch (Exception e) when (e is InvalidDataException or NotSupportedException)
             {
+                oursException = e;
                 oursError = $"{e.GetType().Name}: {e.Message}";
             }
             try
@@ -46,26 +50,41 @@ namespace ArrowLz4Fast.Inspect
 
             if (oursError != null || officialError != null)
             {
-                report.Verification = $"ArrowLz4Fast: {oursError ?? "ok"}; official: {officialError ?? "ok"}";
-                report.VerificationFailed = (oursError == null) != (officialError == null);
+                if (report.Path == BufferPath.DeclinedDictionary && oursException is NotSupportedException)
+                {
+                    Set(report, VerifyOutcome.Declined, $"declined by ArrowLz4Fast ({oursError}); the official decoder: {officialError ?? "decoded it without the dictionary"}");
+                    return;
+                }
+                if (officialError == null)
+                    Set(report, VerifyOutcome.RejectedByArrowLz4FastAlone, $"rejected by ArrowLz4Fast ({oursError}); the official decoder accepted it");
+                else if (oursError == null)
+                    Set(report, VerifyOutcome.RejectedByOfficialAlone, $"rejected by the official decoder ({officialError}); ArrowLz4Fast accepted it");
+                else
+                    Set(report, VerifyOutcome.RejectedByBoth, $"rejected by ArrowLz4Fast ({oursError}) and by the official decoder ({officialError})");
                 return;
             }
             if (oursWritten != officialWritten)
             {
-                report.Verification = $"lengths differ: ArrowLz4Fast {oursWritten}, official {officialWritten}";
-                report.VerificationFailed = true;
+                Set(report, VerifyOutcome.DecodedDifferently, $"decoders disagree: ArrowLz4Fast decodes {oursWritten} bytes, the official decoder {officialWritten}");
                 return;
             }
             if (oursWritten != report.UncompressedLength)
             {
                 // Both decoders agree, but Arrow's reader compares the decoded length with the declared one and fails.
-                report.Verification = $"the frame decodes to {oursWritten} bytes but the buffer declares {report.UncompressedLength}";
-                report.VerificationFailed = true;
+                Set(report, VerifyOutcome.WrongLength, $"rejected by Arrow's reader: the frame decodes to {oursWritten} bytes but the buffer declares {report.UncompressedLength}");
                 return;
             }
             int mismatch = ours.AsSpan(0, oursWritten).CommonPrefixLength(official.AsSpan(0, officialWritten));
-            report.VerificationFailed = mismatch != oursWritten;
-            report.Verification = report.VerificationFailed ? $"differs at byte {mismatch}" : "identical";
+            if (mismatch != oursWritten)
+                Set(report, VerifyOutcome.DecodedDifferently, $"decoders disagree: their outputs differ at byte {mismatch}");
+            else
+                Set(report, VerifyOutcome.Identical, "identical");
+        }
+
+        private static void Set(BufferReport report, VerifyOutcome outcome, string text)
+        {
+            report.Outcome = outcome;
+            report.Verification = text;
         }
 
         /// <summary>Reads every batch with Apache.Arrow and ArrowLz4Fast's factory: (batches, rows) or the error.</summary>
@@ -94,6 +113,7 @@ namespace ArrowLz4Fast.Inspect
             }
         }
 
+        /// <summary>Buffers --verify found corrupt: rejected by either decoder, decoded differently, or of the wrong length.</summary>
         public static int CountFailures(IEnumerable<BufferReport> reports)
         {
             int failures = 0;
@@ -103,6 +123,17 @@ namespace ArrowLz4Fast.Inspect
                     failures++;
             }
             return failures;
+        }
+
+        public static int Count(IEnumerable<BufferReport> reports, VerifyOutcome outcome)
+        {
+            int count = 0;
+            foreach (BufferReport report in reports)
+            {
+                if (report.Outcome == outcome)
+                    count++;
+            }
+            return count;
         }
     }
 }

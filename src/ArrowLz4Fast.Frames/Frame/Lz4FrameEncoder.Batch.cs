@@ -38,29 +38,74 @@ namespace ArrowLz4Fast.Frames
             if (bytesWritten.Length < items.Length)
                 throw new ArgumentException($"{items.Length} items need as many lengths, but {bytesWritten.Length} were given.", nameof(bytesWritten));
             (long total, _, long largest) = Lz4FrameBatchItem.Check(items, source.Length, destination.Length);
+            if (!SpreadsOverThreads(items.Length, total, largest, options.Parallelism))
+                return EncodeInOrder(source, destination, items, bytesWritten, options);
 
-            Lz4Parallelism parallelism = options.Parallelism;
-            bool fits = true;
-            // One dominant item bounds a buffer-parallel batch: its own blocks spread over the threads instead.
-            if (!parallelism.IsParallel || items.Length < 2 || total < parallelism.MinimumLength || largest * 4 >= total * 3)
+            var sequential = SequentialItems(options);
+            unsafe
             {
-                for (int i = 0; i < items.Length; i++)
+                fixed (byte* s = source)
+                fixed (byte* d = destination)
+                fixed (Lz4FrameBatchItem* i = items)
+                fixed (int* w = bytesWritten)
                 {
-                    bytesWritten[i] = EncodeBatchItem(source, destination, in items[i], options);
-                    fits &= bytesWritten[i] >= 0;
+                    return Lz4FrameEncodeBatchJob.Start(s, source.Length, d, destination.Length, i, w, items.Length, sequential, options.Parallelism.MaxDegreeOfParallelism).Complete();
                 }
             }
-            else
+        }
+
+        /// <summary>
+        /// Starts encoding many sources, each as one frame into its own range of <paramref name="destination"/>, on
+        /// helper threads, and returns at once, so that the calling thread can prepare the next batch meanwhile;
+        /// <see cref="Lz4FrameBatchEncoding.Complete"/> then takes part in what is left and waits for the rest. The
+        /// frames, and what the call checks, are those of <see cref="TryEncodeBatch"/>.
+        /// </summary>
+        /// <remarks>
+        /// A batch that <see cref="TryEncodeBatch"/> would not spread over threads (one thread allowed, fewer than two
+        /// items, less than <see cref="Lz4Parallelism.MinimumLength"/> in all, one item with three quarters of the bytes)
+        /// is encoded before this returns, as <see cref="TryEncodeBatch"/> encodes it. Otherwise up to
+        /// <see cref="Lz4Parallelism.MaxDegreeOfParallelism"/> - 1 helpers start on the items, largest first, and the
+        /// completing thread makes the degree. Until <see cref="Lz4FrameBatchEncoding.Complete"/> returns, the memory
+        /// given must be left alone; an encode never completed keeps its memory referenced.
+        /// </remarks>
+        /// <param name="source">The bytes the items' sources are in.</param>
+        /// <param name="destination">The memory the items' frames go to; the destination ranges must not overlap.</param>
+        /// <param name="items">What to encode and where.</param>
+        /// <param name="bytesWritten">Receives each item's frame length (at the item's index) by the time the encode is complete.</param>
+        /// <param name="options">Frame settings and parallelism.</param>
+        /// <returns>The encode, to complete once.</returns>
+        /// <exception cref="ArgumentOutOfRangeException">An item's range is negative or outside the source or the destination.</exception>
+        /// <exception cref="ArgumentException"><paramref name="bytesWritten"/> is shorter than <paramref name="items"/>, or a stored item's two lengths differ.</exception>
+        public static Lz4FrameBatchEncoding StartEncodeBatch(ReadOnlyMemory<byte> source, Memory<byte> destination, ReadOnlyMemory<Lz4FrameBatchItem> items, Memory<int> bytesWritten, Lz4FrameEncoderOptions options = default)
+        {
+            if (bytesWritten.Length < items.Length)
+                throw new ArgumentException($"{items.Length} items need as many lengths, but {bytesWritten.Length} were given.", nameof(bytesWritten));
+            (long total, _, long largest) = Lz4FrameBatchItem.Check(items.Span, source.Length, destination.Length);
+            if (!SpreadsOverThreads(items.Length, total, largest, options.Parallelism))
+                return new Lz4FrameBatchEncoding(EncodeInOrder(source.Span, destination.Span, items.Span, bytesWritten.Span, options));
+            return new Lz4FrameBatchEncoding(Lz4FrameEncodeBatchJob.Start(source, destination, items, bytesWritten, SequentialItems(options), options.Parallelism.MaxDegreeOfParallelism));
+        }
+
+        /// <summary>
+        /// Whether a batch spreads its items over threads: one dominant item bounds a buffer-parallel batch, so its own
+        /// blocks spread instead, and a batch the claim word cannot count runs in order.
+        /// </summary>
+        private static bool SpreadsOverThreads(int count, long total, long largest, Lz4Parallelism parallelism) =>
+            parallelism.IsParallel && count >= 2 && count < Lz4ParallelJob.MaximumBlocks && total >= parallelism.MinimumLength && largest * 4 < total * 3;
+
+        /// <summary>The options each item is encoded with on the thread that claimed it.</summary>
+        private static Lz4FrameEncoderOptions SequentialItems(Lz4FrameEncoderOptions options) =>
+            new(options.BlockSize, options.Level, options.ContentChecksum, options.BlockChecksum, options.ContentSize, Lz4Parallelism.Sequential);
+
+        /// <summary>Encodes the items one after the other on the calling thread, each frame's blocks in parallel as <see cref="TryEncode"/> allows.</summary>
+        private static bool EncodeInOrder(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Span<int> bytesWritten, Lz4FrameEncoderOptions options)
+        {
+            bool fits = true;
+            for (int i = 0; i < items.Length; i++)
             {
-                var sequential = new Lz4FrameEncoderOptions(options.BlockSize, options.Level, options.ContentChecksum, options.BlockChecksum, options.ContentSize, Lz4Parallelism.Sequential);
-                Lz4FrameBatchJob.RunEncode(source, destination, items, sequential, bytesWritten, parallelism.MaxDegreeOfParallelism);
-                for (int i = 0; i < items.Length; i++)
-                    fits &= bytesWritten[i] >= 0;
-            }
-            if (!fits)
-            {
-                for (int i = 0; i < items.Length; i++)
-                    bytesWritten[i] = Math.Max(bytesWritten[i], 0);
+                int written = EncodeBatchItem(source, destination, in items[i], options);
+                fits &= written >= 0;
+                bytesWritten[i] = Math.Max(written, 0);
             }
             return fits;
         }

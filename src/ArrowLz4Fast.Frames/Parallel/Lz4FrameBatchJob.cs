@@ -7,10 +7,10 @@ using System.Threading;
 namespace ArrowLz4Fast.Frames
 {
     /// <summary>
-    /// <see cref="Lz4FrameDecoder.DecodeBatch"/> and <see cref="Lz4FrameEncoder.TryEncodeBatch"/> on several threads:
-    /// the items are claimed largest first (the largest bounds the batch, so it starts first), each decoded or encoded
-    /// sequentially by the thread that claimed it. Jobs are pooled and keep their claim-order arrays, so a steady reader
-    /// or writer allocates nothing per batch.
+    /// <see cref="Lz4FrameDecoder.DecodeBatch"/> on several threads: the items are claimed largest first (the largest
+    /// bounds the batch, so it starts first), each decoded sequentially by the thread that claimed it. Jobs are pooled
+    /// and keep their claim-order arrays, so a steady reader allocates nothing per batch. Encoding has its own job,
+    /// <see cref="Lz4FrameEncodeBatchJob"/>.
     /// </summary>
     internal sealed unsafe class Lz4FrameBatchJob : Lz4ParallelJob
     {
@@ -23,8 +23,6 @@ namespace ArrowLz4Fast.Frames
         private int[] _order = new int[16];
         private long[] _keys = new long[16];
         private Lz4FrameDecoderOptions _options;
-        private Lz4FrameEncoderOptions _encoderOptions;
-        private int* _written;
         private int _errorIndex;
         private ExceptionDispatchInfo? _error;
 
@@ -40,7 +38,7 @@ namespace ArrowLz4Fast.Frames
 
         /// <summary>Decodes every item; <paramref name="alongside"/> runs on the calling thread while the helpers start on the first part.</summary>
         public static void Run(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions sequential, int degree, Action? alongside = null) =>
-            Run(source, destination, items, sequential, default, Span<int>.Empty, degree, alongside);
+            Run(source, destination, items, sequential, degree, Lz4JobPool<Lz4FrameBatchJob>.Rent(), alongside);
 
         /// <summary>
         /// Decodes every item while <paramref name="fill"/> brings the source in, front to back, on the calling thread;
@@ -53,27 +51,17 @@ namespace ArrowLz4Fast.Frames
             job._alongside = alongside;
             job._arrived = 0;
             job._abandoned = false;
-            Run(source, destination, items, sequential, default, Span<int>.Empty, degree, job, job._fillThenAlongside);
+            Run(source, destination, items, sequential, degree, job, job._fillThenAlongside);
         }
 
-        /// <summary>Encodes every item as one frame with <paramref name="sequential"/>; each frame's length, or -1 when it does not fit, goes to <paramref name="written"/>.</summary>
-        public static void RunEncode(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameEncoderOptions sequential, Span<int> written, int degree) =>
-            Run(source, destination, items, default, sequential, written, degree, alongside: null);
-
-        private static void Run(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions sequential, Lz4FrameEncoderOptions encoder, Span<int> written, int degree, Action? alongside) =>
-            Run(source, destination, items, sequential, encoder, written, degree, Lz4JobPool<Lz4FrameBatchJob>.Rent(), alongside);
-
-        private static void Run(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions sequential, Lz4FrameEncoderOptions encoder, Span<int> written, int degree, Lz4FrameBatchJob job, Action? alongside)
+        private static void Run(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions sequential, int degree, Lz4FrameBatchJob job, Action? alongside)
         {
             try
             {
                 fixed (byte* sourcePointer = source)
                 fixed (byte* destinationPointer = destination)
                 fixed (Lz4FrameBatchItem* itemPointer = items)
-                fixed (int* writtenPointer = written)
                 {
-                    job._written = written.IsEmpty ? null : writtenPointer;
-                    job._encoderOptions = encoder;
                     job._source = sourcePointer;
                     job._sourceLength = source.Length;
                     job._destination = destinationPointer;
@@ -93,7 +81,6 @@ namespace ArrowLz4Fast.Frames
                 job._source = null;
                 job._destination = null;
                 job._items = null;
-                job._written = null;
                 job._error = null;
                 job._fill = null;
                 job._alongside = null;
@@ -132,12 +119,6 @@ namespace ArrowLz4Fast.Frames
         protected override void ProcessBlock(int index)
         {
             int item = _order[index];
-            if (_written != null)
-            {
-                _written[item] = Lz4FrameEncoder.EncodeBatchItem(
-                    new ReadOnlySpan<byte>(_source, _sourceLength), new Span<byte>(_destination, _destinationLength), in _items[item], _encoderOptions);
-                return;
-            }
             if (_fill is not null && !WaitArrived(in _items[item]))
                 return;
             try

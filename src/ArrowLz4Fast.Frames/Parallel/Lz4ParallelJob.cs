@@ -113,6 +113,9 @@ namespace ArrowLz4Fast.Frames
             ClaimLoop(caller: true);
         }
 
+        /// <summary>Claims blocks on the calling thread until none is left (after <see cref="Start"/>, when the caller joins later).</summary>
+        protected void ClaimRemaining() => ClaimLoop(caller: true);
+
         /// <summary>Publishes the call and queues the helpers still missing; the caller claims nothing.</summary>
         /// <param name="helpers">Work items wanted (the degree of parallelism minus one).</param>
         protected void Start(int helpers)

@@ -10,8 +10,8 @@ namespace ArrowLz4Fast.Ipc
     /// a body one buffer dominates on the calling thread with block-parallel frame decoding; any other body in two
     /// steps: the buffers that cannot be split buffer by buffer with <see cref="Lz4FrameDecoder.DecodeBatch"/> (the
     /// caller and the frame package's helper threads, each buffer decoded sequentially), then the large frames of
-    /// independent blocks one after the other, each split into block ranges over the same threads (issue #35: a batch
-    /// of a few such buffers is shared as evenly as the codec path shares one). The steps run one after the other, so
+    /// independent blocks one after the other, each split into block ranges over the same threads (so a batch of a few
+    /// such buffers is shared as evenly as the codec path shares one). The steps run one after the other, so
     /// the two levels never both fan out.
     /// </summary>
     internal sealed class IpcBodyDecoder
@@ -140,9 +140,8 @@ namespace ArrowLz4Fast.Ipc
         /// path decodes block-parallel (independent blocks, more than one, at least the minimum parallel length; Arrow
         /// Go, python-lz4 and this package's writer make them), so the wrapper never decodes on fewer threads what the
         /// codec path spreads. Only the frame's header is read, and a malformed one is the decoder's to reject.
-        /// Until the interleaved measurement of issue #35 only frames of 8 blocks and 1 MiB or more were split: the
-        /// 64 KiB strings shape then shared its 400-700 KB frames whole and read at 0.92-0.95x the codec path, and
-        /// 1.06-1.07x split (docs/parallel-read.md).
+        /// Splitting only much larger frames shared mid-sized ones whole, and read slower than the codec path
+        /// (measured in docs/parallel-read.md).
         /// </summary>
         private bool Splits(ReadOnlySpan<byte> body, in IpcBufferItem item) =>
             !item.Raw

@@ -138,8 +138,8 @@ namespace ArrowLz4Fast.Ipc
 
             // CheckNoAliasing covers every byte that the verifier's walk and Arrow read in a batch message but for
             // Message.custom_metadata: without it the result walks as the original did (the batch through an identical
-            // vtable, less compression), so only a message with it is verified and read back again (issue #35: that
-            // second walk was a tenth of a tiny batch's read).
+            // vtable, less compression), so only a message with it is verified and read back again (a second walk is
+            // a visible share of a tiny batch's read).
             Debug.Assert(message.CustomMetadata || ReadsBack(buffer, start, newLength, inputOffset, message, items, bodyLength));
             if (message.CustomMetadata && !ReadsBack(buffer, start, newLength, inputOffset, message, items, bodyLength))
                 ThrowAliased(inputOffset);

@@ -31,8 +31,10 @@ namespace ArrowLz4Fast.Ipc
         /// <summary>
         /// Returns the new metadata. <paramref name="buffers"/> holds each buffer's offset (<see cref="IpcBufferItem.Destination"/>)
         /// and length (<see cref="IpcBufferItem.Length"/>) in the compressed body of <paramref name="bodyLength"/> bytes.
+        /// With a <paramref name="prefix"/>, the metadata starts that many bytes into the array (for the stream's length
+        /// prefix) and the array is padded to a multiple of 8 bytes.
         /// </summary>
-        public static byte[] Write(ReadOnlySpan<byte> original, FlatReader reader, in IpcMessage message, in Vectors vectors, IpcBufferItem[] buffers, long bodyLength)
+        public static byte[] Write(ReadOnlySpan<byte> original, FlatReader reader, in IpcMessage message, in Vectors vectors, IpcBufferItem[] buffers, long bodyLength, int prefix = 0)
         {
             int start = (int)IpcBodyLayout.Align(original.Length);
             int table = start + VTableLength;
@@ -45,8 +47,8 @@ namespace ArrowLz4Fast.Ipc
             if (length > IpcDecompressingStream.DefaultMaxBodyLength)
                 IpcErrors.Throw(0, $"message metadata, {message.BufferCount} buffers and {vectors.NodeCount} field nodes do not fit in one metadata array");
 
-            var result = new byte[length];
-            Span<byte> span = result;
+            var result = new byte[prefix == 0 ? length : IpcBodyLayout.Align(prefix + length)];
+            Span<byte> span = result.AsSpan(prefix, (int)length);
             original.CopyTo(span);
 
             // The RecordBatch vtable: length, nodes, buffers, compression and (when the old batch had it) variadicBufferCounts.
@@ -98,7 +100,7 @@ namespace ArrowLz4Fast.Ipc
             WriteOffset(span, pointer, table);
             BinaryPrimitives.WriteInt64LittleEndian(span.Slice(message.BodyLengthField), bodyLength);
 
-            Check(reader, message, vectors, new FlatReader(result, 0, result.Length, 0), table, bodyLength);
+            Check(reader, message, vectors, new FlatReader(result, prefix, (int)length, 0), table, bodyLength);
             return result;
         }
 

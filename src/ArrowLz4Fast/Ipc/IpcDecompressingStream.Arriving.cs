@@ -8,7 +8,7 @@ using ArrowLz4Fast.Ipc;
 namespace ArrowLz4Fast
 {
     /// <summary>
-    /// A body that arrives while it decodes (issue #35). A body that was not read ahead (the first large batch of a
+    /// A body that arrives while it decodes. A body that was not read ahead (the first large batch of a
     /// seekable input, say) had to be copied whole out of the input, with the helpers idle, before its decode began. From
     /// a seekable input the metadata needs only each buffer's first bytes (its length prefix and frame header): those are
     /// read by seeking, the metadata is served, and when the reader asks for the body the calling thread copies it in

@@ -157,7 +157,7 @@ namespace ArrowLz4Fast
         /// Decodes the body from where it is, and moves the input past it, when the input holds it in memory: the
         /// stream of the <see cref="ReadOnlyMemory{T}"/> constructor, or exactly a <see cref="MemoryStream"/> whose
         /// array is exposed and holds the whole body (a derived stream may read otherwise than its array says). The body
-        /// is then not copied (issue #35).
+        /// is then not copied.
         /// </summary>
         private bool TryBorrowBody(int length)
         {

@@ -7,7 +7,7 @@ using ArrowLz4Fast.Ipc;
 namespace ArrowLz4Fast
 {
     /// <summary>
-    /// Reading the next message ahead while the helpers decode this one (issue #35). From a stream, each compressed body
+    /// Reading the next message ahead while the helpers decode this one. From a stream, each compressed body
     /// is copied out of the input before it can be decoded, and that copy ran on the calling thread with the helpers
     /// idle. With the read-ahead the calling thread copies the next message into the lookahead while the helpers start
     /// on this body, then joins them; the next message's body is then decoded where it lies, as from memory.
@@ -39,7 +39,7 @@ namespace ArrowLz4Fast
         /// </summary>
         /// <remarks>
         /// The body's length is looked at first: asking a file for its length is a system call, which a stream of tiny
-        /// batches would otherwise make for every message (issue #35; measured in docs/parallel-read.md).
+        /// batches would otherwise make for every message (measured in docs/parallel-read.md).
         /// </remarks>
         private bool WorthReadingAhead()
         {

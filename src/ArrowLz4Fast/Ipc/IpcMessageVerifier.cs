@@ -54,8 +54,8 @@ namespace ArrowLz4Fast.Ipc
 
         /// <summary>
         /// Verifies as <see cref="Verify(FlatReader)"/> does and returns where the walk found the tables, fields and
-        /// vectors <see cref="IpcMessageParser"/> needs, so that they are followed once (issue #35: a second walk over
-        /// them was a measurable share of a small batch's read). Values are not read: only placed.
+        /// vectors <see cref="IpcMessageParser"/> needs, so that they are followed once (a second walk over them is a
+        /// measurable share of a small batch's read). Values are not read: only placed.
         /// </summary>
         public static void Verify(FlatReader reader, out IpcMessage found)
         {

@@ -29,26 +29,36 @@ namespace ArrowLz4Fast.Flight.Tests.Support
             return payloads;
         }
 
-        public static async Task<List<byte[]>> DoPutAsync(GrpcChannel channel, IEnumerable<byte[]?> messages, string key, Metadata? extra = null)
+        /// <param name="extra">Headers sent besides the store key.</param>
+        /// <param name="dispose">False to leave the call as much user code does: ended by the server, or never.</param>
+        public static async Task<List<byte[]>> DoPutAsync(GrpcChannel channel, IEnumerable<byte[]?> messages, string key, Metadata? extra = null, bool dispose = true)
         {
             var headers = new Metadata { { StoreFlightServer.KeyHeader, key } };
             foreach (Metadata.Entry entry in extra ?? new Metadata())
                 headers.Add(entry);
-            using AsyncDuplexStreamingCall<byte[], byte[]> call = channel.CreateCallInvoker().AsyncDuplexStreamingCall(s_doPut, null, new CallOptions(headers));
+            AsyncDuplexStreamingCall<byte[], byte[]> call = channel.CreateCallInvoker().AsyncDuplexStreamingCall(s_doPut, null, new CallOptions(headers));
             try
             {
-                foreach (byte[]? message in messages)
-                    await call.RequestStream.WriteAsync(message!);
-                await call.RequestStream.CompleteAsync();
+                try
+                {
+                    foreach (byte[]? message in messages)
+                        await call.RequestStream.WriteAsync(message!);
+                    await call.RequestStream.CompleteAsync();
+                }
+                catch (RpcException)
+                {
+                    // The server failed the call while we were still writing: its status comes with the response.
+                }
+                var results = new List<byte[]>();
+                while (await call.ResponseStream.MoveNext(default))
+                    results.Add(call.ResponseStream.Current);
+                return results;
             }
-            catch (RpcException)
+            finally
             {
-                // The server failed the call while we were still writing: its status comes with the response.
+                if (dispose)
+                    call.Dispose();
             }
-            var results = new List<byte[]>();
-            while (await call.ResponseStream.MoveNext(default))
-                results.Add(call.ResponseStream.Current);
-            return results;
         }
     }
 }

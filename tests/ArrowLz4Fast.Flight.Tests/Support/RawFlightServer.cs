@@ -11,8 +11,8 @@ using Microsoft.Extensions.DependencyInjection;
 namespace ArrowLz4Fast.Flight.Tests.Support
 {
     /// <summary>
-    /// A server on Flight's DoGet path that streams serialized FlightData exactly as registered: what a pyarrow, Arrow
-    /// C++ or arrow-rs server puts on the wire (the messages of their IPC streams), or hostile bytes.
+    /// A server on Flight's DoGet and DoExchange paths that streams serialized FlightData exactly as registered: what a
+    /// pyarrow, Arrow C++ or arrow-rs server puts on the wire (the messages of their IPC streams), or hostile bytes.
     /// </summary>
     internal sealed class RawFlightService
     {
@@ -20,6 +20,12 @@ namespace ArrowLz4Fast.Flight.Tests.Support
 
         public static readonly Method<byte[], byte[]> DoGetMethod =
             new Method<byte[], byte[]>(MethodType.ServerStreaming, "arrow.flight.protocol.FlightService", "DoGet", Bytes, Bytes);
+
+        public static readonly Method<byte[], byte[]> DoExchangeMethod =
+            new Method<byte[], byte[]>(MethodType.DuplexStreaming, "arrow.flight.protocol.FlightService", "DoExchange", Bytes, Bytes);
+
+        /// <summary>The request header naming what DoExchange sends back, whatever the client uploads.</summary>
+        public const string TicketHeader = "test-ticket";
 
         /// <summary>Ticket to the messages to send; a null entry makes the server fail the call there.</summary>
         public static readonly ConcurrentDictionary<string, IReadOnlyList<byte[]?>> Streams = new ConcurrentDictionary<string, IReadOnlyList<byte[]?>>();
@@ -44,7 +50,15 @@ namespace ArrowLz4Fast.Flight.Tests.Support
                 shift += 7;
             }
             while (b >= 0x80);
-            string ticket = Encoding.UTF8.GetString(request, position, length);
+            await SendAsync(Encoding.UTF8.GetString(request, position, length), writer);
+        }
+
+        [System.Diagnostics.CodeAnalysis.SuppressMessage("Performance", "CA1822", Justification = "Bound as an instance method of the gRPC service.")]
+        public Task DoExchange(IAsyncStreamReader<byte[]> requests, IServerStreamWriter<byte[]> writer, ServerCallContext context) =>
+            SendAsync(context.RequestHeaders.GetValue(TicketHeader)!, writer);
+
+        private static async Task SendAsync(string ticket, IServerStreamWriter<byte[]> writer)
+        {
             foreach (byte[]? message in Streams[ticket])
             {
                 if (message is null)
@@ -64,8 +78,11 @@ namespace ArrowLz4Fast.Flight.Tests.Support
 
         private sealed class Provider : IServiceMethodProvider<RawFlightService>
         {
-            public void OnServiceMethodDiscovery(ServiceMethodProviderContext<RawFlightService> context) =>
+            public void OnServiceMethodDiscovery(ServiceMethodProviderContext<RawFlightService> context)
+            {
                 context.AddServerStreamingMethod(DoGetMethod, new List<object>(), (service, request, writer, call) => service.DoGet(request, writer, call));
+                context.AddDuplexStreamingMethod(DoExchangeMethod, new List<object>(), (service, requests, writer, call) => service.DoExchange(requests, writer, call));
+            }
         }
     }
 }

@@ -1,0 +1,194 @@
+using System;
+using System.Buffers;
+using System.Buffers.Binary;
+using System.Diagnostics;
+using ArrowLz4Fast.Frames;
+
+namespace ArrowLz4Fast.Ipc
+{
+    /// <summary>
+    /// Compresses the body of one uncompressed IPC record or dictionary batch as Arrow writers do with LZ4_FRAME, for
+    /// <see cref="IpcMessageCompressor"/> (Flight) and <see cref="IpcCompressingStream"/> alike: every non-empty buffer
+    /// becomes its 8-byte little-endian uncompressed length and one frame, at the next 8-byte aligned offset; a buffer
+    /// that does not save the minimum space goes raw behind the length -1 (Arrow C++'s <c>min_space_savings</c>); an
+    /// empty buffer stays empty, with no prefix (as Arrow C++ writes it).
+    /// </summary>
+    /// <remarks>
+    /// Each frame is encoded into a slot of pooled scratch sized for its worst case, at the offset its buffer would
+    /// have if every frame took that much; the finished body is then laid out in the same scratch by moving each frame
+    /// towards the front, which never reaches a slot not yet moved. One instance serves one message at a time and keeps
+    /// its pooled arrays, so a steady writer allocates nothing per message but the new metadata.
+    /// </remarks>
+    internal sealed class IpcBodyCompressor : IDisposable
+    {
+        private const int PrefixLength = 8;
+        private const long NoCompression = -1;
+
+        private IpcBufferItem[] _buffers = Array.Empty<IpcBufferItem>();
+        private Lz4FrameBatchItem[] _items = Array.Empty<Lz4FrameBatchItem>();
+        private int[] _written = Array.Empty<int>();
+        private byte[] _scratch = Array.Empty<byte>();
+        private int _bufferCount;
+        private int _itemCount;
+        private long _bodyLength;
+        private Lz4FrameBatchEncoding _encoding;
+        private bool _pending;
+
+        /// <summary>Each buffer's place in the compressed body (valid after <see cref="Layout"/>).</summary>
+        public IpcBufferItem[] Buffers => _buffers;
+
+        /// <summary>The compressed body laid out by <see cref="Layout"/>.</summary>
+        public ReadOnlyMemory<byte> Body => new(_scratch, 0, (int)_bodyLength);
+
+        /// <summary>
+        /// Reads the buffer list of <paramref name="message"/> (whose extents were checked against the body) and sizes
+        /// the scratch; <see langword="false"/> when the frames' worst case would not fit one array (the message then
+        /// goes as it is).
+        /// </summary>
+        public bool Plan(FlatReader reader, in IpcMessage message, Lz4FrameEncoderOptions encoder)
+        {
+            Debug.Assert(!_pending, "one message at a time");
+            int count = message.BufferCount;
+            Grow(ref _buffers, count);
+            Grow(ref _items, count);
+            Grow(ref _written, count);
+            _bufferCount = count;
+            _itemCount = 0;
+            long slots = 0;
+            for (int i = 0; i < count; i++)
+            {
+                int at = message.Buffers + (i * IpcMessageParser.BufferStructSize);
+                ref IpcBufferItem buffer = ref _buffers[i];
+                buffer = default;
+                buffer.Source = (int)reader.ReadInt64(at);
+                buffer.SourceLength = (int)reader.ReadInt64(at + 8);
+                if (buffer.SourceLength == 0)
+                    continue;
+                long room = Lz4FrameEncoder.GetMaxEncodedLength(buffer.SourceLength, encoder);
+                long frame = slots + PrefixLength;
+                slots = IpcBodyLayout.Align(frame + room);
+                if (slots > IpcDecompressingStream.DefaultMaxBodyLength)
+                    return false;
+                _items[_itemCount++] = new Lz4FrameBatchItem(buffer.Source, buffer.SourceLength, (int)frame, (int)room);
+            }
+            if (_scratch.Length < slots)
+            {
+                ReturnScratch();
+                _scratch = ArrayPool<byte>.Shared.Rent((int)slots);
+            }
+            return true;
+        }
+
+        /// <summary>Encodes every buffer on the calling thread and the helpers, returning when done.</summary>
+        public void Encode(ReadOnlySpan<byte> body, Lz4FrameEncoderOptions encoder)
+        {
+            if (!Lz4FrameEncoder.TryEncodeBatch(body, _scratch, _items.AsSpan(0, _itemCount), _written, encoder))
+                throw new InvalidOperationException("An LZ4 frame did not fit its worst-case length.");
+        }
+
+        /// <summary>Starts encoding every buffer on the helpers; <see cref="Complete"/> takes part and waits. <paramref name="body"/> must stay as it is until then.</summary>
+        public void Start(ReadOnlyMemory<byte> body, Lz4FrameEncoderOptions encoder)
+        {
+            Debug.Assert(!_pending, "one message at a time");
+            _encoding = Lz4FrameEncoder.StartEncodeBatch(body, _scratch, _items.AsMemory(0, _itemCount), _written, encoder);
+            _pending = true;
+        }
+
+        /// <summary>Completes what <see cref="Start"/> began.</summary>
+        public void Complete()
+        {
+            Debug.Assert(_pending, "a started encode completes once");
+            _pending = false;
+            if (!_encoding.Complete())
+                throw new InvalidOperationException("An LZ4 frame did not fit its worst-case length.");
+        }
+
+        /// <summary>
+        /// Lays the compressed body out at the front of the scratch (<see cref="Body"/>) and fills <see cref="Buffers"/>
+        /// with each buffer's offset and length in it; returns the body length, or 0 when no buffer saves
+        /// <paramref name="minSpaceSavings"/> (then the message is smaller as it is, and any reader reads it).
+        /// </summary>
+        public long Layout(ReadOnlySpan<byte> body, double minSpaceSavings)
+        {
+            Debug.Assert(!_pending, "the frames are complete before they move");
+            long total = 0;
+            int compressed = 0;
+            Span<byte> scratch = _scratch;
+            for (int i = 0, k = 0; i < _bufferCount; i++)
+            {
+                ref IpcBufferItem buffer = ref _buffers[i];
+                int at = (int)IpcBodyLayout.Align(total);
+                scratch.Slice((int)total, at - (int)total).Clear();
+                buffer.Destination = at;
+                if (buffer.SourceLength == 0)
+                    continue;
+                ref readonly Lz4FrameBatchItem item = ref _items[k];
+                int written = _written[k++];
+                // Arrow C++'s rule: raw when the space saved, 1 - compressed / uncompressed, is below the minimum.
+                buffer.Raw = 1.0 - ((double)written / buffer.SourceLength) < minSpaceSavings;
+                Debug.Assert(at + PrefixLength <= item.DestinationOffset, "a frame only moves towards the front");
+                Span<byte> target = scratch.Slice(at);
+                if (buffer.Raw)
+                {
+                    body.Slice(buffer.Source, buffer.SourceLength).CopyTo(target.Slice(PrefixLength));
+                    buffer.Length = PrefixLength + buffer.SourceLength;
+                }
+                else
+                {
+                    scratch.Slice(item.DestinationOffset, written).CopyTo(target.Slice(PrefixLength));
+                    buffer.Length = PrefixLength + written;
+                    compressed++;
+                }
+                BinaryPrimitives.WriteInt64LittleEndian(target, buffer.Raw ? NoCompression : buffer.SourceLength);
+                total = at + (long)buffer.Length;
+            }
+            long end = IpcBodyLayout.Align(total);
+            scratch.Slice((int)total, (int)(end - total)).Clear();
+            _bodyLength = compressed == 0 ? 0 : end;
+            return _bodyLength;
+        }
+
+        /// <summary>Waits for an encode still running (after a failure elsewhere), so that no helper touches memory that goes back to its pool.</summary>
+        public void Abandon()
+        {
+            if (_pending)
+            {
+                _pending = false;
+                try
+                {
+                    _encoding.Complete();
+                }
+                catch (InvalidOperationException)
+                {
+                }
+            }
+        }
+
+        /// <summary>Gives the scratch back to its pool (kept idle, it would hold the largest body seen).</summary>
+        public void ReleaseScratch()
+        {
+            Debug.Assert(!_pending, "no encode writes to the scratch");
+            ReturnScratch();
+            _scratch = Array.Empty<byte>();
+            _bodyLength = 0;
+        }
+
+        public void Dispose()
+        {
+            Abandon();
+            ReleaseScratch();
+        }
+
+        private void ReturnScratch()
+        {
+            if (_scratch.Length > 0)
+                ArrayPool<byte>.Shared.Return(_scratch);
+        }
+
+        private static void Grow<T>(ref T[] array, int count)
+        {
+            if (array.Length < count)
+                array = new T[Math.Max(count, array.Length * 2)];
+        }
+    }
+}
