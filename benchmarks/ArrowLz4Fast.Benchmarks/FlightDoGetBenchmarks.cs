@@ -71,14 +71,14 @@ namespace ArrowLz4Fast.Benchmarks
             _stockChannel = _stockHost.Channel();
             _lz4Channel = _lz4Host.Channel();
             _stockClient = new FlightClient(_stockChannel);
-            _lz4Client = new FlightClient(_lz4Channel.WithArrowLz4(new Lz4FlightClientOptions { Codec = FlightData.Codec }));
+            _lz4Client = new FlightClient(_lz4Channel.WithArrowLz4(new Lz4FlightClientOptions { Codec = FlightData.Codec, MaxReceiveMessageSize = null }));
             _compressedStream = FlightData.Of(Data).CompressedStream;
             _rawHost = TestHost.StartAsync(RawFlightService.Add, RawFlightService.Map).GetAwaiter().GetResult();
             _rawChannel = _rawHost.Channel();
-            _rawClient = new FlightClient(_rawChannel.WithArrowLz4(new Lz4FlightClientOptions { Codec = FlightData.Codec }));
+            _rawClient = new FlightClient(_rawChannel.WithArrowLz4(new Lz4FlightClientOptions { Codec = FlightData.Codec, MaxReceiveMessageSize = null }));
             _rawTicket = new FlightTicket(RawFlightService.Register(FlightData.Of(Data).CompressedPayloads));
             var payloads = FlightData.Of(Data).CompressedPayloads.Select(p => p!).ToList();
-            _memoryClient = new FlightClient(new MemoryFlightInvoker(payloads).Intercept(new Lz4FlightClientInterceptor(new Lz4FlightClientOptions { Codec = FlightData.Codec })));
+            _memoryClient = new FlightClient(new MemoryFlightInvoker(payloads).Intercept(new Lz4FlightClientInterceptor(new Lz4FlightClientOptions { Codec = FlightData.Codec, MaxReceiveMessageSize = null })));
         }
 
         [GlobalCleanup]

@@ -24,14 +24,16 @@ namespace ArrowLz4Fast.Fuzz
     /// <summary>
     /// --flight: mutants of the corpus streams' messages as FlightData (data_header, data_body, or the protobuf bytes
     /// themselves), decoded in both directions the interceptors decode: the client's response marshaller over the gRPC
-    /// payload with the per-call checks, and the server's upload decode after protobuf's parser. Only
-    /// InvalidDataException (with its Lz4FrameException when it has an offset) and NotSupportedException may come out,
-    /// each mutant within a time budget; when both directions accept a stream, they must agree with each other and,
-    /// where it reads the mutant too, with ArrowStreamReader and Apache.Arrow.Compression over the same messages.
+    /// payload with the per-call checks, and the server's upload decode after protobuf's parser, both under a 16 MiB
+    /// receive limit. Only InvalidDataException (with its Lz4FrameException when it has an offset), NotSupportedException
+    /// and, for a message past the limit, RpcException (ResourceExhausted) may come out, each mutant within a time budget
+    /// and an allocation budget; when both directions accept a stream, they must agree with each other and, where it
+    /// reads the mutant too, with ArrowStreamReader and Apache.Arrow.Compression over the same messages.
     /// Each mutant is also read over real gRPC, from a Kestrel server in this process, by the official FlightClient
-    /// through the client interceptor, on one channel of one HTTP/2 connection, and never disposed: a refusal must end
-    /// its call by itself (else the connection's 100 streams fill and a read hangs, within the budget), it must come out
-    /// as the package's exception, not gRPC's, and it must agree with the in-process read; at the end no call is open.
+    /// through the client interceptor (same receive limit), on one channel of one HTTP/2 connection, and never disposed:
+    /// a refusal must end its call by itself (else the connection's 100 streams fill and a read hangs, within the
+    /// budget), it must come out as the package's exception (its refusal at the limit included), not gRPC's, and it must
+    /// agree with the in-process read; at the end no call is open.
     /// </summary>
     internal static class FlightFuzz
     {
@@ -39,6 +41,16 @@ namespace ArrowLz4Fast.Fuzz
         private static readonly TimeSpan s_settle = TimeSpan.FromSeconds(10);
         // Set by a read over gRPC that hung: every later call on the channel would wait too, so they are not made.
         private static int s_wedged;
+
+        /// <summary>The receive limit both directions decode under: a mutant declaring more must be refused before it is allocated.</summary>
+        private const int ReceiveLimit = 16 << 20;
+
+        /// <summary>
+        /// What decoding one mutant, both directions, may allocate on its thread beyond its unmutated seed: one message is
+        /// mutated, and may grow by at most the limit in each direction. A declared length past the limit that were
+        /// allocated before being refused would cost more.
+        /// </summary>
+        private const long AllocationMargin = (2L * ReceiveLimit) + (1 << 20);
 
         private static readonly MessageDescriptor s_descriptor = (MessageDescriptor)typeof(Apache.Arrow.Flight.Client.FlightClient).Assembly
             .GetType("Apache.Arrow.Flight.Protocol.FlightData", throwOnError: true)!
@@ -61,23 +73,30 @@ namespace ArrowLz4Fast.Fuzz
             }
             Console.WriteLine($"fuzz --flight: {seeds.Count} seed streams, seed {options.Seed}, mutants {options.Start}..{options.Start + options.Count - 1}, {options.Threads} thread(s)");
 
-            var settings = new FlightCodecSettings(null, new Apache.Arrow.Compression.CompressionCodecFactory(), IpcDecompressingStream.DefaultMaxBodyLength, 0);
+            var settings = new FlightCodecSettings(null, new Apache.Arrow.Compression.CompressionCodecFactory(), ReceiveLimit, 0, limitOptions: "the fuzzer's settings");
             var deserializer = new FlightDataDeserializer(FlightDataFields.Of(s_descriptor), settings);
+            // What each seed costs unmutated, for the allocation budget.
+            var baselines = seeds.Select(seed => Check(seed.Messages.Select(m => IpcMessages.FlightData(m.Header, m.Body)).ToList(), deserializer, settings).Allocated).ToList();
             TestHost host = TestHost.StartAsync(RawFlightService.Add, RawFlightService.Map).GetAwaiter().GetResult();
             using var open = new OpenRequests(host);
             using GrpcChannel channel = host.Channel(new SocketsHttpHandler { EnableMultipleHttp2Connections = false });
-            var client = new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions { InnerCodecFactory = new Apache.Arrow.Compression.CompressionCodecFactory() }));
+            var client = new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions { InnerCodecFactory = new Apache.Arrow.Compression.CompressionCodecFactory(), MaxReceiveMessageSize = ReceiveLimit }));
             long first = options.Index ?? options.Start;
             long count = options.Index.HasValue ? 1 : options.Count;
-            int failures = 0, rejected = 0, accepted = 0, compared = 0;
+            int failures = 0, rejected = 0, accepted = 0, compared = 0, raised = 0, overLimit = 0;
+            long largest = 0;
             var findings = new ConcurrentQueue<string>();
             Parallel.For(0, count, new ParallelOptions { MaxDegreeOfParallelism = options.Threads }, k =>
             {
                 long index = first + k;
                 var random = new Random(unchecked((int)(options.Seed * 2654435761UL) ^ (int)index ^ (int)(index >> 32)));
-                var (name, messages) = seeds[random.Next(seeds.Count)];
-                List<byte[]> payloads = Mutate(messages, random, out string what);
-                Task<(bool Rejected, bool Compared, bool ClientRefused)> check = Task.Run(() => Check(payloads, deserializer, settings));
+                int seedIndex = random.Next(seeds.Count);
+                var (name, messages) = seeds[seedIndex];
+                long budget = baselines[seedIndex] + AllocationMargin;
+                // The raised-length mutants draw from their own generator, so the other mutants stay what they were.
+                var raise = new Random(unchecked((int)(options.Seed * 40503UL) ^ (int)index ^ (int)(index >> 32)));
+                List<byte[]> payloads = Mutate(messages, random, raise, out string what);
+                Task<CheckResult> check = Task.Run(() => Check(payloads, deserializer, settings));
                 string? problem = null;
                 try
                 {
@@ -89,8 +108,26 @@ namespace ArrowLz4Fast.Fuzz
                         Interlocked.Increment(ref accepted);
                     if (problem is null && check.Result.Compared)
                         Interlocked.Increment(ref compared);
+                    if (problem is null)
+                    {
+                        if (check.Result.OverLimit)
+                            Interlocked.Increment(ref overLimit);
+                        if (what.Contains("raised", StringComparison.Ordinal))
+                            Interlocked.Increment(ref raised);
+                        long seen;
+                        while ((seen = Interlocked.Read(ref largest)) < check.Result.Allocated && Interlocked.CompareExchange(ref largest, check.Result.Allocated, seen) != seen)
+                        {
+                        }
+                        // A length declared past the limit is refused before its body is allocated: the seed's cost, no more.
+                        if (what.Contains("past the limit", StringComparison.Ordinal))
+                            budget = baselines[seedIndex] + (1 << 20);
+                        if (check.Result.Allocated > budget)
+                            problem = $"{check.Result.Allocated:N0} bytes allocated, over the {budget:N0}-byte budget (the unmutated seed allocates {baselines[seedIndex]:N0})";
+                        else if (what.Contains("raised", StringComparison.Ordinal) && what.Contains("past the limit", StringComparison.Ordinal) && !check.Result.Rejected)
+                            problem = "a buffer declaring more than the receive limit was read";
+                    }
                     if (problem is null && Volatile.Read(ref s_wedged) == 0)
-                        problem = ReadOverGrpc(client, payloads, check.Result.ClientRefused);
+                        problem = ReadOverGrpc(client, payloads, check.Result.ClientRefused, check.Result.ClientOverLimit);
                 }
                 catch (AggregateException e)
                 {
@@ -112,19 +149,24 @@ namespace ArrowLz4Fast.Fuzz
             host.DisposeAsync().AsTask().GetAwaiter().GetResult();
             foreach (string finding in findings.Take(20))
                 Console.WriteLine(finding);
-            Console.WriteLine($"fuzz --flight: {count} mutants, {rejected} refused, {accepted} read ({compared} compared with Apache.Arrow.Compression), {failures} failure(s)");
+            Console.WriteLine($"fuzz --flight: {count} mutants, {rejected} refused ({overLimit} over the {ReceiveLimit:N0}-byte receive limit), {accepted} read ({compared} compared with Apache.Arrow.Compression), {raised} with a raised declared length; largest allocation {largest:N0} bytes (budget: the seed's plus {AllocationMargin:N0}, plus 1 MiB for a length declared past the limit); {failures} failure(s)");
             return failures == 0 ? 0 : 1;
         }
 
-        /// <summary>Reads the mutated stream both ways; throws on a finding.</summary>
-        private static (bool Rejected, bool Compared, bool ClientRefused) Check(List<byte[]> payloads, FlightDataDeserializer deserializer, FlightCodecSettings settings)
+        /// <summary>
+        /// Reads the mutated stream both ways; throws on a finding. Returns too what the two decodes allocated on this
+        /// thread (protobuf's parse and the decoded bodies; not the comparison with the official reader).
+        /// </summary>
+        private static CheckResult Check(List<byte[]> payloads, FlightDataDeserializer deserializer, FlightCodecSettings settings)
         {
+            bool clientOverLimit = false, serverOverLimit = false;
+            long before = GC.GetAllocatedBytesForCurrentThread();
             // The client: the response marshaller on the payload, then the call's checks, as the interceptor's reader does.
             List<IpcMessageBytes>? client = Read(payloads, payload =>
             {
                 IMessage message = deserializer.Deserialize(new PayloadContext(payload));
                 return message;
-            }, new FlightStreamChecker("DoGet", decoder: null));
+            }, new FlightStreamChecker("DoGet", decoder: null, settings), ref clientOverLimit);
 
             // The server: protobuf's parser (a payload it refuses never reaches the interceptor), then the upload decode.
             List<IpcMessageBytes>? server = null;
@@ -145,11 +187,12 @@ namespace ArrowLz4Fast.Fuzz
             if (parsed)
             {
                 int i = 0;
-                server = Read(payloads, _ => parsedMessages[i++], new FlightStreamChecker("DoPut", settings.NewDecoder()));
+                server = Read(payloads, _ => parsedMessages[i++], new FlightStreamChecker("DoPut", settings.NewDecoder(), settings), ref serverOverLimit);
             }
 
+            long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
             if (client is null || server is null)
-                return (true, false, client is null);
+                return new CheckResult(true, false, client is null, clientOverLimit, clientOverLimit || serverOverLimit, allocated);
             if (!Same(client, server))
                 throw new InvalidOperationException("the client and server directions decoded the same stream differently");
 
@@ -161,16 +204,18 @@ namespace ArrowLz4Fast.Fuzz
                 throw new InvalidOperationException("the decoded stream reads differently from Apache.Arrow.Compression over the same messages");
             foreach (List<RecordBatch>? list in new[] { ours, official })
                 list?.ForEach(b => b.Dispose());
-            return (false, compared, false);
+            return new CheckResult(false, compared, false, false, false, allocated);
         }
 
         /// <summary>
         /// Reads the mutant from the server through the interceptor, without disposing the call; a finding, or null. The
         /// in-process client direction (<paramref name="refused"/>) predicts it: our exception where that refused, a
-        /// complete read where it did not, never gRPC's exception. Flight's own reader may fail first (a dictionary batch, or a
-        /// mutant only it refuses): such a call is the owner's to end (docs/flight.md), so it is disposed here.
+        /// complete read where it did not, never gRPC's exception other than the package's own refusal at the receive
+        /// limit (ResourceExhausted, naming the message), and that exactly where the in-process read was refused over it
+        /// (<paramref name="overLimit"/>). Flight's own reader may fail first (a dictionary batch, or a mutant only it
+        /// refuses): such a call is the owner's to end (docs/flight.md), so it is disposed here.
         /// </summary>
-        private static string? ReadOverGrpc(FlightClient client, List<byte[]> payloads, bool refused)
+        private static string? ReadOverGrpc(FlightClient client, List<byte[]> payloads, bool refused, bool overLimit)
         {
             string ticket = RawFlightService.Register(payloads.Cast<byte[]?>().ToList());
             try
@@ -189,11 +234,14 @@ namespace ArrowLz4Fast.Fuzz
                 catch (AggregateException e)
                 {
                     Exception inner = e.InnerException!;
+                    // The interceptor refuses a message over its receive limit as gRPC refuses one over its own.
+                    if (inner is RpcException limit && limit.StatusCode == StatusCode.ResourceExhausted && limit.Status.Detail.StartsWith("FlightData message ", StringComparison.Ordinal))
+                        return overLimit ? null : "refused at the receive limit over gRPC, not in process: " + inner;
                     if (inner is RpcException)
                         return "the read over gRPC failed with gRPC's exception, not the package's: " + inner;
                     // Ours name the message (FlightStreamChecker); Arrow's reader throws InvalidDataException too.
                     if ((inner is InvalidDataException || inner is NotSupportedException) && inner.Message.StartsWith("FlightData message ", StringComparison.Ordinal))
-                        return refused ? null : "refused over gRPC, read in process: " + inner;
+                        return refused && !overLimit ? null : $"refused over gRPC, {(refused ? "refused at the receive limit" : "read")} in process: " + inner;
                     call.Dispose();
                     return null;
                 }
@@ -215,8 +263,17 @@ namespace ArrowLz4Fast.Fuzz
             return count;
         }
 
-        /// <summary>The decoded messages, or null when a message was refused as it may be.</summary>
-        private static List<IpcMessageBytes>? Read(List<byte[]> payloads, Func<byte[], IMessage> next, FlightStreamChecker checker)
+        /// <summary>What <see cref="Check"/> found of one mutant.</summary>
+        /// <param name="Rejected">A direction refused the stream.</param>
+        /// <param name="Compared">Both read it, and so did the official reader, alike.</param>
+        /// <param name="ClientRefused">The client direction refused it, as the read over gRPC must.</param>
+        /// <param name="ClientOverLimit">The client direction refused it at the receive limit.</param>
+        /// <param name="OverLimit">A direction refused it at the receive limit.</param>
+        /// <param name="Allocated">What the two decodes allocated on this thread.</param>
+        private readonly record struct CheckResult(bool Rejected, bool Compared, bool ClientRefused, bool ClientOverLimit, bool OverLimit, long Allocated);
+
+        /// <summary>The decoded messages, or null when a message was refused as it may be (malformed, or over the receive limit).</summary>
+        private static List<IpcMessageBytes>? Read(List<byte[]> payloads, Func<byte[], IMessage> next, FlightStreamChecker checker, ref bool overLimit)
         {
             var decoded = new List<IpcMessageBytes>();
             try
@@ -235,6 +292,11 @@ namespace ArrowLz4Fast.Fuzz
             }
             catch (NotSupportedException)
             {
+                return null;
+            }
+            catch (Grpc.Core.RpcException e) when (e.StatusCode == Grpc.Core.StatusCode.ResourceExhausted)
+            {
+                overLimit = true;
                 return null;
             }
             finally
@@ -306,7 +368,7 @@ namespace ArrowLz4Fast.Fuzz
         }
 
         /// <summary>The stream's messages as FlightData payloads, one of them mutated in its header, its body or its protobuf bytes.</summary>
-        private static List<byte[]> Mutate(List<IpcMessageBytes> messages, Random random, out string what)
+        private static List<byte[]> Mutate(List<IpcMessageBytes> messages, Random random, Random raise, out string what)
         {
             int target = messages.Count > 1 ? 1 + random.Next(messages.Count - 1) : 0;
             var payloads = new List<byte[]>();
@@ -319,8 +381,13 @@ namespace ArrowLz4Fast.Fuzz
                     payloads.Add(IpcMessages.FlightData(header, body));
                     continue;
                 }
-                int kind = random.Next(3);
-                if (kind == 0 && header.Length > 0)
+                int kind = -1;
+                if (raise.Next(4) == 0 && RaiseDeclaredLength(body, raise, out byte[] raised, out string how))
+                {
+                    what = $"message {i} data_body: {how}";
+                    payloads.Add(IpcMessages.FlightData(header, raised));
+                }
+                else if ((kind = random.Next(3)) == 0 && header.Length > 0)
                 {
                     header = (byte[])header.Clone();
                     what = $"message {i} data_header: {Flip(header, random)}";
@@ -349,6 +416,38 @@ namespace ArrowLz4Fast.Fuzz
                 }
             }
             return payloads;
+        }
+
+        /// <summary>
+        /// Raises the uncompressed-length prefix of one LZ4-compressed buffer (an 8-aligned prefix before a frame's magic
+        /// number), the one with the largest frame half the time: to what its frame could at most decode to (which the
+        /// ratio check lets through, so only the receive limit stops it), just past that, or past the limit.
+        /// </summary>
+        private static bool RaiseDeclaredLength(byte[] body, Random random, out byte[] raised, out string how)
+        {
+            var prefixes = new List<(int At, long Frame)>();
+            for (int at = 0; at + 12 <= body.Length; at += 8)
+            {
+                if (BitConverter.ToUInt32(body, at + 8) == 0x184D2204 && BitConverter.ToInt64(body, at) > 0)
+                    prefixes.Add((at, 0));
+            }
+            raised = body;
+            how = "";
+            if (prefixes.Count == 0)
+                return false;
+            for (int p = 0; p < prefixes.Count; p++)
+            {
+                // The frame runs to the next prefix, or to the end of the body: near enough for a bound.
+                int end = p + 1 < prefixes.Count ? prefixes[p + 1].At : body.Length;
+                prefixes[p] = (prefixes[p].At, end - prefixes[p].At - 8);
+            }
+            var (prefix, frame) = random.Next(2) == 0 ? prefixes.OrderByDescending(x => x.Frame).First() : prefixes[random.Next(prefixes.Count)];
+            long[] values = { 255 * frame, 255 * frame, (255 * frame) + 1, ReceiveLimit + 1L, int.MaxValue };
+            long value = values[random.Next(values.Length)];
+            raised = (byte[])body.Clone();
+            BitConverter.GetBytes(value).CopyTo(raised, prefix);
+            how = $"declared length at {prefix} raised to {value}{(value > ReceiveLimit ? " (past the limit)" : "")}";
+            return true;
         }
 
         private static string Flip(byte[] bytes, Random random)

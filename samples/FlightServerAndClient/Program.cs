@@ -33,7 +33,8 @@ using Microsoft.Extensions.Logging;
 const int Rows = 8_192;
 const int Columns = 200;
 // One Flight message carries one batch, and gRPC refuses a message over the receiver's limit (4 MB by default). The
-// limit counts wire bytes, compressed ones when compressed; MaxBodyLength bounds what a compressed message decodes to.
+// limit counts wire bytes, compressed ones when compressed; the interceptors' MaxReceiveMessageSize bounds what a
+// message decodes to (4 MiB when not set), so they get the same value.
 const int MaxMessageSize = 64 << 20;
 
 List<RecordBatch> table = new() { SampleTable.Make(Rows, Columns, seed: 1), SampleTable.Make(Rows, Columns, seed: 2) };
@@ -51,7 +52,7 @@ try
 {
     // The clients: one channel with the raised limit; the intercepted client reads LZ4 and compresses its uploads.
     using var channel = GrpcChannel.ForAddress(address, new GrpcChannelOptions { MaxReceiveMessageSize = MaxMessageSize });
-    var intercepted = new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions { CompressUploads = true, MaxBodyLength = MaxMessageSize }));
+    var intercepted = new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions { CompressUploads = true, MaxReceiveMessageSize = MaxMessageSize }));
     var stock = new FlightClient(channel);
 
     TableFlightServer.Tables["table"] = table;
@@ -160,7 +161,7 @@ static async Task<WebApplication> StartServerAsync(int? maxReceiveMessageSize)
         if (maxReceiveMessageSize is int limit)
         {
             o.MaxReceiveMessageSize = limit;                          // uploads: DoPut, DoExchange
-            o.Interceptors.Add<Lz4FlightServerInterceptor>(new Lz4FlightServerOptions { MaxBodyLength = limit });
+            o.Interceptors.Add<Lz4FlightServerInterceptor>(new Lz4FlightServerOptions { MaxReceiveMessageSize = limit });
         }
         else
         {

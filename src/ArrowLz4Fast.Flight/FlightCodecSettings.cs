@@ -14,16 +14,26 @@ namespace ArrowLz4Fast.Flight
         [ThreadStatic]
         private static CachedDecoder[]? t_decoders;
 
-        public FlightCodecSettings(Lz4FastOptions? codec, ICompressionCodecFactory? inner, long maxBodyLength, double minSpaceSavings)
+        /// <param name="codec">Checksums, parallelism and level.</param>
+        /// <param name="inner">Decodes codecs other than LZ4_FRAME.</param>
+        /// <param name="maxBodyLength">The longest decoded body one message may have.</param>
+        /// <param name="minSpaceSavings">What compressing a buffer must save for it to be sent compressed.</param>
+        /// <param name="maxCallLength">The most decoded body bytes one call may receive; <see langword="null"/> for no bound.</param>
+        /// <param name="limitOptions">The options type whose limits these are, named in refusals (how to raise them).</param>
+        public FlightCodecSettings(Lz4FastOptions? codec, ICompressionCodecFactory? inner, long maxBodyLength, double minSpaceSavings, long? maxCallLength = null, string limitOptions = "the options")
         {
             if (maxBodyLength < 0 || maxBodyLength > IpcDecompressingStream.DefaultMaxBodyLength)
                 throw new ArgumentOutOfRangeException(nameof(maxBodyLength), maxBodyLength, $"The limit must be 0 to {IpcDecompressingStream.DefaultMaxBodyLength}.");
+            if (maxCallLength < 0)
+                throw new ArgumentOutOfRangeException(nameof(maxCallLength), maxCallLength, "The per-call limit must not be negative.");
             if (double.IsNaN(minSpaceSavings) || minSpaceSavings < 0 || minSpaceSavings > 1)
                 throw new ArgumentOutOfRangeException(nameof(minSpaceSavings), minSpaceSavings, "The minimum space savings must be 0 to 1.");
             Codec = codec?.Clone() ?? new Lz4FastOptions();
             Inner = inner;
             MaxBodyLength = maxBodyLength;
             MinSpaceSavings = minSpaceSavings;
+            MaxCallLength = maxCallLength ?? long.MaxValue;
+            LimitOptions = limitOptions;
         }
 
         public Lz4FastOptions Codec { get; }
@@ -33,6 +43,20 @@ namespace ArrowLz4Fast.Flight
         public long MaxBodyLength { get; }
 
         public double MinSpaceSavings { get; }
+
+        /// <summary>The most decoded body bytes one call may receive (<see cref="long.MaxValue"/>: no bound).</summary>
+        public long MaxCallLength { get; }
+
+        /// <summary>The options type the limits come from, for refusals: <c>Lz4FlightServerOptions</c> or <c>Lz4FlightClientOptions</c>.</summary>
+        public string LimitOptions { get; }
+
+        /// <summary>A message limit given as gRPC gives one (<see langword="null"/> for none) as a body length.</summary>
+        public static long BodyLimit(int? maxReceiveMessageSize)
+        {
+            if (maxReceiveMessageSize < 0)
+                throw new ArgumentOutOfRangeException(nameof(maxReceiveMessageSize), maxReceiveMessageSize, "The receive limit must not be negative.");
+            return Math.Min(maxReceiveMessageSize ?? long.MaxValue, IpcDecompressingStream.DefaultMaxBodyLength);
+        }
 
         /// <summary>What a client reads, for the request header: LZ4, and ZSTD when an inner factory can decode it.</summary>
         public string AcceptedCodecs => Inner is null ? Lz4FlightHeaders.Lz4 : Lz4FlightHeaders.Lz4 + ", " + Lz4FlightHeaders.Zstd;

@@ -38,7 +38,7 @@ namespace ArrowLz4Fast.Flight
                 }
                 return Decode(contiguous, _settings.ThreadDecoder(), payload);
             }
-            catch (Exception e) when (e is InvalidDataException || e is NotSupportedException)
+            catch (Exception e) when (e is InvalidDataException || e is NotSupportedException || e is IpcLimitException)
             {
                 return FlightFailures.Mark(_fields, e);
             }

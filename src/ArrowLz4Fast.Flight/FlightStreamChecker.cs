@@ -5,6 +5,7 @@ using System.Runtime.InteropServices;
 using ArrowLz4Fast.Frames;
 using ArrowLz4Fast.Ipc;
 using Google.Protobuf;
+using Grpc.Core;
 
 namespace ArrowLz4Fast.Flight
 {
@@ -12,22 +13,28 @@ namespace ArrowLz4Fast.Flight
     /// The per-call state of a FlightData stream read through an interceptor: the message index, what the last schema
     /// says its batches need, and, where the messages were not decoded by a marshaller (a server's uploads), the decoder.
     /// Every data_header is parsed and checked as <see cref="IpcDecompressingStream"/> checks a message's metadata, and a
-    /// defect is an <see cref="InvalidDataException"/> naming the message and the offset in it.
+    /// defect is an <see cref="InvalidDataException"/> naming the message and the offset in it. A message whose decoded
+    /// body would pass a receive limit is an <see cref="RpcException"/> with <see cref="StatusCode.ResourceExhausted"/>,
+    /// as gRPC refuses a message over its own limit, naming the limit and the option that raises it.
     /// </summary>
     internal sealed class FlightStreamChecker
     {
         private readonly string _call;
+        private readonly FlightCodecSettings? _limits;
         private readonly IpcStreamLayouts _layouts = new IpcStreamLayouts();
         private IpcMessageDecoder? _decoder;
         private byte[] _scratch = Array.Empty<byte>();
         private long _index = -1;
+        private long _received;
 
         /// <param name="call">The method, for errors (DoGet, DoPut, DoExchange).</param>
         /// <param name="decoder">Decodes compressed messages here; <see langword="null"/> when a marshaller already did.</param>
-        public FlightStreamChecker(string call, IpcMessageDecoder? decoder)
+        /// <param name="limits">The settings whose receive limits apply and are named in refusals; <see langword="null"/> for the decoder's own.</param>
+        public FlightStreamChecker(string call, IpcMessageDecoder? decoder, FlightCodecSettings? limits = null)
         {
             _call = call;
             _decoder = decoder;
+            _limits = limits;
         }
 
         /// <summary>Checks the next message of the stream and decodes it in place when it is compressed and a decoder was given.</summary>
@@ -36,7 +43,9 @@ namespace ArrowLz4Fast.Flight
             _index++;
             Exception? failed = FlightFailures.Of(message);
             if (failed is not null)
-                throw Wrap(failed);
+                throw Wrap(failed, callLimit: false);
+            long messageLimit = _limits?.MaxBodyLength ?? long.MaxValue;
+            long callRemaining = _limits is null ? long.MaxValue : _limits.MaxCallLength - _received;
             try
             {
                 FlightDataFields fields = FlightDataFields.Of(message.Descriptor);
@@ -44,13 +53,22 @@ namespace ArrowLz4Fast.Flight
                 if (header.IsEmpty)
                     return;
                 Check(header.Memory);
+                ByteString received = fields.Body(message);
                 if (_decoder is not null
-                    && _decoder.TryDecode(header.Span, fields.Body(message).Memory, out ReadOnlyMemory<byte> metadata, out byte[] body))
+                    && _decoder.TryDecode(header.Span, received.Memory, Math.Min(messageLimit, callRemaining), out ReadOnlyMemory<byte> metadata, out byte[] body))
+                {
                     fields.Set(message, metadata, body);
+                    _received += body.Length;
+                    return;
+                }
+                // Passed through (or decoded by the marshaller): it still counts towards the call's bound.
+                if (received.Length > callRemaining)
+                    throw Wrap(new IpcLimitException($"Its body is {received.Length} bytes.", _limits!.MaxCallLength, null), callLimit: true);
+                _received += received.Length;
             }
-            catch (Exception e) when (e is InvalidDataException || e is NotSupportedException)
+            catch (Exception e) when (e is InvalidDataException || e is NotSupportedException || e is IpcLimitException)
             {
-                throw Wrap(e);
+                throw Wrap(e, callLimit: e is IpcLimitException && callRemaining < messageLimit);
             }
         }
 
@@ -87,9 +105,18 @@ namespace ArrowLz4Fast.Flight
             _layouts.Check(parsed, 0);
         }
 
-        private Exception Wrap(Exception e)
+        private Exception Wrap(Exception e, bool callLimit)
         {
-            string what = $"FlightData message {_index} of the {_call} stream (byte offsets count from its data_header's first byte, data_body following it): {e.Message}";
+            string where = $"FlightData message {_index} of the {_call} stream";
+            if (e is IpcLimitException limit)
+            {
+                string options = _limits?.LimitOptions ?? "the options";
+                string raise = callLimit
+                    ? $"the limit on the decoded bytes one call receives ({_limits!.MaxCallLength} bytes, {_received} of them received before this message); raise {options}.MaxReceiveCallSize to accept more"
+                    : $"the receive limit on one decoded message ({limit.Limit} bytes); raise {options}.MaxReceiveMessageSize (null for none) to accept larger messages";
+                return new RpcException(new Status(StatusCode.ResourceExhausted, $"{where} is refused: it passes {raise}. {e.Message}"));
+            }
+            string what = $"{where} (byte offsets count from its data_header's first byte, data_body following it): {e.Message}";
             if (e is NotSupportedException)
                 return new NotSupportedException(what, e);
             // The frame-level exception with the offset stays the inner exception, as IpcDecompressingStream gives it.

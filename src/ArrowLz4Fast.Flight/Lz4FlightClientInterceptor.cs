@@ -14,11 +14,13 @@ namespace ArrowLz4Fast.Flight
     /// Responses are decoded by a response marshaller straight from the gRPC payload, every buffer of a message in
     /// parallel, into new memory the GC owns (Flight's reader wraps the body without owning it). Schema messages,
     /// uncompressed messages, app_metadata and descriptors pass through unchanged. A malformed message fails the read
-    /// of its stream with an <see cref="System.IO.InvalidDataException"/> naming the message and the offset in it, and
-    /// cancels the call, so that the server stops sending and the call's HTTP/2 stream is released even if the call is
-    /// never disposed. A call left otherwise (a <c>break</c> out of the read, an exception in the loop) stays open until
-    /// it is disposed or its cancellation token fires, as without the interceptor. Flight data calls carry the
-    /// <see cref="Lz4FlightHeaders.AcceptCodecs"/> header. Thread-safe; keep one per channel.
+    /// of its stream with an <see cref="System.IO.InvalidDataException"/> naming the message and the offset in it; one
+    /// whose decoded body would pass <see cref="Lz4FlightClientOptions.MaxReceiveMessageSize"/>, with an
+    /// <see cref="RpcException"/> (<see cref="StatusCode.ResourceExhausted"/>), before anything is allocated for it.
+    /// Either refusal also cancels the call, so that the server stops sending and the call's HTTP/2 stream is released
+    /// even if the call is never disposed. A call left otherwise (a <c>break</c> out of the read, an exception in the
+    /// loop) stays open until it is disposed or its cancellation token fires, as without the interceptor. Flight data
+    /// calls carry the <see cref="Lz4FlightHeaders.AcceptCodecs"/> header. Thread-safe; keep one per channel.
     /// </remarks>
     public sealed class Lz4FlightClientInterceptor : Interceptor
     {
@@ -36,11 +38,12 @@ namespace ArrowLz4Fast.Flight
 
         /// <summary>An interceptor with the given options.</summary>
         /// <param name="options">Settings, read now; <see langword="null"/> for the defaults.</param>
-        /// <exception cref="ArgumentOutOfRangeException">MaxBodyLength or MinSpaceSavings is out of range.</exception>
+        /// <exception cref="ArgumentOutOfRangeException">MaxReceiveMessageSize or MinSpaceSavings is out of range.</exception>
         public Lz4FlightClientInterceptor(Lz4FlightClientOptions? options)
         {
             options ??= new Lz4FlightClientOptions();
-            _settings = new FlightCodecSettings(options.Codec, options.InnerCodecFactory, options.MaxBodyLength, options.MinSpaceSavings);
+            _settings = new FlightCodecSettings(options.Codec, options.InnerCodecFactory, FlightCodecSettings.BodyLimit(options.MaxReceiveMessageSize), options.MinSpaceSavings,
+                limitOptions: nameof(Lz4FlightClientOptions));
             _compressUploads = options.CompressUploads;
             _advertise = options.Advertise;
         }
@@ -54,7 +57,7 @@ namespace ArrowLz4Fast.Flight
                 return continuation(request, context);
             Method<TRequest, TResponse> method = Decoding(context.Method);
             AsyncServerStreamingCall<TResponse> call = continuation(request, new ClientInterceptorContext<TRequest, TResponse>(method, context.Host, Advertised(context.Options)));
-            var reader = new CheckingStreamReader<TResponse>(call.ResponseStream, new FlightStreamChecker("DoGet", decoder: null), call.Dispose);
+            var reader = new CheckingStreamReader<TResponse>(call.ResponseStream, new FlightStreamChecker("DoGet", decoder: null, _settings), call.Dispose);
             return new AsyncServerStreamingCall<TResponse>(reader, call.ResponseHeadersAsync, call.GetStatus, call.GetTrailers, call.Dispose);
         }
 
@@ -73,7 +76,7 @@ namespace ArrowLz4Fast.Flight
                 ? new CompressingStreamWriter<TRequest>(call.RequestStream, _settings)
                 : call.RequestStream;
             IAsyncStreamReader<TResponse> responses = exchange
-                ? new CheckingStreamReader<TResponse>(call.ResponseStream, new FlightStreamChecker("DoExchange", decoder: null), call.Dispose)
+                ? new CheckingStreamReader<TResponse>(call.ResponseStream, new FlightStreamChecker("DoExchange", decoder: null, _settings), call.Dispose)
                 : call.ResponseStream;
             return new AsyncDuplexStreamingCall<TRequest, TResponse>(requests, responses, call.ResponseHeadersAsync, call.GetStatus, call.GetTrailers, call.Dispose);
         }

@@ -27,7 +27,14 @@ namespace ArrowLz4Fast.Flight
         /// <summary>Send the <see cref="Lz4FlightHeaders.AcceptCodecs"/> request header on Flight data calls (on by default).</summary>
         public bool Advertise { get; set; } = true;
 
-        /// <summary>The longest decompressed body a message may declare; a longer one fails the read before anything is allocated for it.</summary>
-        public long MaxBodyLength { get; set; } = IpcDecompressingStream.DefaultMaxBodyLength;
+        /// <summary>
+        /// The longest data_body one DoGet or DoExchange response message may decode to, in bytes: what the channel's
+        /// <c>MaxReceiveMessageSize</c> is to the bytes on the wire, applied after decoding. A message whose buffers declare
+        /// more fails the read with an <see cref="Grpc.Core.RpcException"/> (<see cref="Grpc.Core.StatusCode.ResourceExhausted"/>,
+        /// as gRPC refuses a message over its limit) before anything is allocated for it. 4 MiB (4,194,304) by default,
+        /// gRPC's own default; an interceptor cannot read the channel's options, so give it the channel's limit.
+        /// <see langword="null"/>: no limit but .NET's largest array (about 2 GiB). Uncompressed messages are the channel's to bound.
+        /// </summary>
+        public int? MaxReceiveMessageSize { get; set; } = 4 * 1024 * 1024;
     }
 }

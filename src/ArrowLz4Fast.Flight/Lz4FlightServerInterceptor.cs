@@ -12,9 +12,12 @@ namespace ArrowLz4Fast.Flight
     /// <c>services.AddGrpc(o => o.Interceptors.Add&lt;Lz4FlightServerInterceptor&gt;(options))</c>.
     /// </summary>
     /// <remarks>
-    /// Uploads are decoded before Flight's reader sees them, every buffer of a message in parallel. A malformed upload
+    /// Uploads are decoded as Flight's reader reads them, every buffer of a message in parallel: a call refused before the
+    /// handler reads (by an authentication interceptor or ASP.NET Core authorization) decodes nothing. A malformed upload
     /// fails its call with <see cref="StatusCode.InvalidArgument"/> and a message naming the FlightData message and the
-    /// offset in it; other calls go on. Thread-safe.
+    /// offset in it; one whose decoded body would pass <see cref="Lz4FlightServerOptions.MaxReceiveMessageSize"/> or
+    /// <see cref="Lz4FlightServerOptions.MaxReceiveCallSize"/> fails it with <see cref="StatusCode.ResourceExhausted"/>
+    /// before anything is allocated for that body; other calls go on. Thread-safe.
     /// </remarks>
     public sealed class Lz4FlightServerInterceptor : Interceptor
     {
@@ -28,11 +31,12 @@ namespace ArrowLz4Fast.Flight
         /// dependency injection, which passes the argument of <c>Interceptors.Add&lt;T&gt;(options)</c>, an
         /// <see cref="Lz4FlightServerOptions"/> registered as a service, or nothing.
         /// </param>
-        /// <exception cref="ArgumentOutOfRangeException">MaxBodyLength or MinSpaceSavings is out of range.</exception>
+        /// <exception cref="ArgumentOutOfRangeException">MaxReceiveMessageSize, MaxReceiveCallSize or MinSpaceSavings is out of range.</exception>
         public Lz4FlightServerInterceptor(Lz4FlightServerOptions? options = null)
         {
             options ??= new Lz4FlightServerOptions();
-            _settings = new FlightCodecSettings(options.Codec, options.InnerCodecFactory, options.MaxBodyLength, options.MinSpaceSavings);
+            _settings = new FlightCodecSettings(options.Codec, options.InnerCodecFactory, FlightCodecSettings.BodyLimit(options.MaxReceiveMessageSize), options.MinSpaceSavings,
+                options.MaxReceiveCallSize, nameof(Lz4FlightServerOptions));
             _compress = options.CompressResponses || options.AlwaysCompressResponses;
             _always = options.AlwaysCompressResponses;
         }
@@ -60,7 +64,7 @@ namespace ArrowLz4Fast.Flight
                 await continuation(requestStream, responseStream, context!).ConfigureAwait(false);
                 return;
             }
-            var requests = new CheckingStreamReader<TRequest>(requestStream, new FlightStreamChecker(exchange ? "DoExchange" : "DoPut", _settings.NewDecoder()), endCall: null);
+            var requests = new CheckingStreamReader<TRequest>(requestStream, new FlightStreamChecker(exchange ? "DoExchange" : "DoPut", _settings.NewDecoder(), _settings), endCall: null);
             CompressingStreamWriter<TResponse>? compressing = exchange && Compresses(context!)
                 ? new CompressingStreamWriter<TResponse>(responseStream, _settings)
                 : null;
@@ -74,6 +78,8 @@ namespace ArrowLz4Fast.Flight
             catch (Exception e) when (e == requests.Failure || (e.InnerException is not null && e.InnerException == requests.Failure))
             {
                 // Our refusal of the upload, through the handler: the client learns what was wrong, and the server goes on.
+                if (requests.Failure is RpcException limit)
+                    throw new RpcException(limit.Status);
                 throw new RpcException(new Status(e is NotSupportedException ? StatusCode.Unimplemented : StatusCode.InvalidArgument, requests.Failure!.Message));
             }
         }

@@ -26,7 +26,20 @@ namespace ArrowLz4Fast.Flight
         /// <summary>A buffer is sent raw (the -1 prefix) unless compressing saves at least this fraction of it, 0 to 1 (Arrow C++'s min_space_savings).</summary>
         public double MinSpaceSavings { get; set; }
 
-        /// <summary>The longest decompressed body an upload may declare; a longer one fails the call before anything is allocated for it.</summary>
-        public long MaxBodyLength { get; set; } = IpcDecompressingStream.DefaultMaxBodyLength;
+        /// <summary>
+        /// The longest data_body one upload message may decode to, in bytes: what gRPC's <c>MaxReceiveMessageSize</c> is to
+        /// the bytes on the wire, applied after decoding. A message whose buffers declare more fails its call with
+        /// <see cref="Grpc.Core.StatusCode.ResourceExhausted"/> before anything is allocated for it. 4 MiB (4,194,304) by
+        /// default, gRPC's own default; an interceptor cannot read the server's <c>GrpcServiceOptions</c>, so give it the
+        /// same value as the server's limit. <see langword="null"/>: no limit but .NET's largest array (about 2 GiB).
+        /// </summary>
+        public int? MaxReceiveMessageSize { get; set; } = 4 * 1024 * 1024;
+
+        /// <summary>
+        /// The most data_body bytes, after decoding, one DoPut or DoExchange may receive in all, compressed messages and
+        /// others alike; the message that would pass it fails the call with <see cref="Grpc.Core.StatusCode.ResourceExhausted"/>
+        /// before it is decoded. <see langword="null"/> (the default): no bound per call.
+        /// </summary>
+        public long? MaxReceiveCallSize { get; set; }
     }
 }

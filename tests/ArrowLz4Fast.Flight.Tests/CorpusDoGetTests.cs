@@ -81,7 +81,7 @@ namespace ArrowLz4Fast.Flight.Tests
         {
             string ticket = RawFlightService.Register(FlightCorpus.Payloads(path));
             using var channel = _server.Host.Channel();
-            var client = new FlightClient(channel.WithArrowLz4(options ?? new Lz4FlightClientOptions { InnerCodecFactory = new Apache.Arrow.Compression.CompressionCodecFactory() }));
+            var client = new FlightClient(channel.WithArrowLz4(options ?? new Lz4FlightClientOptions { InnerCodecFactory = new Apache.Arrow.Compression.CompressionCodecFactory(), MaxReceiveMessageSize = null }));
             var batches = new List<RecordBatch>();
             using FlightRecordBatchStreamingCall call = client.GetStream(new FlightTicket(ticket));
             while (await call.ResponseStream.MoveNext(default))

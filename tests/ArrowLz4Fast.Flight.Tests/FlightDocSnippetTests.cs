@@ -22,8 +22,9 @@ namespace ArrowLz4Fast.Flight.Tests
 {
     /// <summary>
     /// The Flight setup snippets of README.md and docs/flight.md, line for line (DocSnippetTests checks that they are
-    /// here), run against a real server (the setup snippets configure theirs): a DoGet and a compressed DoPut read back the table, whose
-    /// batches are over gRPC's default 4 MB message limit compressed or not, so the snippets' limits are needed.
+    /// here), run against a real server (the setup snippets configure theirs): a DoGet and a compressed DoPut read back
+    /// the table, whose batches are over gRPC's default 4 MB message limit compressed or not, and over the interceptors'
+    /// default 4 MiB limit on decoded bytes, so the snippets' limits (both kinds) are needed.
     /// </summary>
     public sealed class FlightDocSnippetTests
     {
@@ -38,17 +39,21 @@ namespace ArrowLz4Fast.Flight.Tests
 
             // SNIPPET
             var channel = GrpcChannel.ForAddress(address, new GrpcChannelOptions { MaxReceiveMessageSize = 64 << 20 });
-            var client = new FlightClient(channel.WithArrowLz4());          // reads LZ4 from pyarrow, C++, arrow-rs and .NET servers
+            var client = new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions
+            {
+                MaxReceiveMessageSize = 64 << 20,                            // the same limit, on decoded bytes (4 MiB when not set)
+            }));                                                             // reads LZ4 from pyarrow, C++, arrow-rs and .NET servers
             var uploads = new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions
             {
                 CompressUploads = true,                                      // DoPut/DoExchange, every buffer in parallel
                 InnerCodecFactory = new Apache.Arrow.Compression.CompressionCodecFactory(), // ZSTD responses too
+                MaxReceiveMessageSize = 64 << 20,
             }));
 
             builder.Services.AddGrpc(o =>
             {
                 o.MaxReceiveMessageSize = 64 << 20;                          // for uploads
-                o.Interceptors.Add<Lz4FlightServerInterceptor>(new Lz4FlightServerOptions());
+                o.Interceptors.Add<Lz4FlightServerInterceptor>(new Lz4FlightServerOptions { MaxReceiveMessageSize = 64 << 20 });
             }).AddFlightServer<MyFlightServer>();                            // decodes uploads, compresses for clients that ask
             // SNIPPET END
 
@@ -69,14 +74,19 @@ namespace ArrowLz4Fast.Flight.Tests
             {
                 InnerCodecFactory = new Apache.Arrow.Compression.CompressionCodecFactory(), // ZSTD too (optional)
                 CompressUploads = true,                                                      // DoPut/DoExchange (optional)
-                MaxBodyLength = 64 << 20,                                                    // what one message may decode to
+                MaxReceiveMessageSize = 64 << 20,                                            // the same limit, on decoded bytes
             }));
 
-            // Server (Apache.Arrow.Flight.AspNetCore): one global interceptor, and the limit for uploads.
+            // Server (Apache.Arrow.Flight.AspNetCore): one global interceptor, after any authentication interceptor, and the
+            // limit for uploads.
             builder.Services.AddGrpc(o =>
             {
                 o.MaxReceiveMessageSize = 64 << 20;
-                o.Interceptors.Add<Lz4FlightServerInterceptor>(new Lz4FlightServerOptions { MaxBodyLength = 64 << 20 });
+                o.Interceptors.Add<MyAuthInterceptor>();
+                o.Interceptors.Add<Lz4FlightServerInterceptor>(new Lz4FlightServerOptions
+                {
+                    MaxReceiveMessageSize = 64 << 20, // the same limit, on decoded bytes (4 MiB when not set)
+                });
             }).AddFlightServer<MyFlightServer>();
             // SNIPPET END
 
@@ -89,7 +99,8 @@ namespace ArrowLz4Fast.Flight.Tests
         {
             await using TestHost host = await TestHost.StartAsync(StoreFlightServer.Services(new Lz4FlightServerOptions()), StoreFlightServer.Map);
             using GrpcChannel channel = host.Channel();
-            var client = new FlightClient(channel.WithArrowLz4());
+            // The table's batch decodes past the default 4 MiB: no limit, as the test channel has none.
+            var client = new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions { MaxReceiveMessageSize = null }));
             List<RecordBatch> table = Table();
             var ticket = new FlightTicket(StoreFlightServer.Register(table));
             var batches = new List<RecordBatch>();
@@ -139,6 +150,11 @@ namespace ArrowLz4Fast.Flight.Tests
                 channel.Dispose();
                 await app.StopAsync();
             }
+        }
+
+        /// <summary>The docs' authentication interceptor: here it lets every call through.</summary>
+        private sealed class MyAuthInterceptor : Grpc.Core.Interceptors.Interceptor
+        {
         }
 
         /// <summary>The snippets' server: the test store, which knows nothing of compression.</summary>

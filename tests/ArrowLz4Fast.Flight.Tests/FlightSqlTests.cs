@@ -38,7 +38,7 @@ namespace ArrowLz4Fast.Flight.Tests
             using GrpcChannel channel = host.Channel();
             List<RecordBatch> expected = ArrowData.ReadAll(FlightCorpus.PathOf(query), new Lz4FastCodecFactory());
 
-            var intercepted = new FlightSqlClient(new FlightClient(channel.WithArrowLz4()));
+            var intercepted = new FlightSqlClient(new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions { MaxReceiveMessageSize = null })));
             List<RecordBatch> read = await QueryAsync(intercepted, query, null);
             ArrowData.AssertSameValues(expected, read);
 

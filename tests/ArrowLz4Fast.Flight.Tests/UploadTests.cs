@@ -61,13 +61,13 @@ namespace ArrowLz4Fast.Flight.Tests
         }
     }
 
-    /// <summary>A plain Flight server with the server interceptor, defaults.</summary>
+    /// <summary>A plain Flight server with the server interceptor, defaults but for the receive limit: none, as gRPC's there.</summary>
     public sealed class InterceptedStoreFixture : IAsyncLifetime
     {
         internal TestHost Host { get; private set; } = null!;
 
         public async Task InitializeAsync() =>
-            Host = await TestHost.StartAsync(StoreFlightServer.Services(new Lz4FlightServerOptions { InnerCodecFactory = new Apache.Arrow.Compression.CompressionCodecFactory() }), StoreFlightServer.Map);
+            Host = await TestHost.StartAsync(StoreFlightServer.Services(new Lz4FlightServerOptions { InnerCodecFactory = new Apache.Arrow.Compression.CompressionCodecFactory(), MaxReceiveMessageSize = null }), StoreFlightServer.Map);
 
         public async Task DisposeAsync() => await Host.DisposeAsync();
     }

@@ -52,8 +52,10 @@ namespace ArrowLz4Fast.Ipc
         /// <summary>
         /// Reads the length prefixes and fills <paramref name="items"/>; returns the decompressed body length. A buffer
         /// declaring more than <paramref name="maxRatio"/> bytes per compressed byte is refused (LZ4 frames by default).
+        /// A body past <paramref name="maxBodyLength"/> is an <see cref="IpcLimitException"/> when
+        /// <paramref name="limitException"/> is set (the caller answers it apart from corrupt data).
         /// </summary>
-        public static long Compute(FlatReader reader, in IpcMessage message, ReadOnlySpan<byte> body, long bodyOffset, IpcBufferItem[] items, long maxBodyLength, long maxRatio = Lz4MaxRatio)
+        public static long Compute(FlatReader reader, in IpcMessage message, ReadOnlySpan<byte> body, long bodyOffset, IpcBufferItem[] items, long maxBodyLength, long maxRatio = Lz4MaxRatio, bool limitException = false)
         {
             long total = 0;
             for (int i = 0; i < message.BufferCount; i++)
@@ -87,7 +89,7 @@ namespace ArrowLz4Fast.Ipc
                             IpcErrors.Throw(bodyOffset + offset, $"body buffer {i} declares {declared} uncompressed bytes, more than its {item.SourceLength}-byte {(maxRatio == Lz4MaxRatio ? "LZ4" : "compressed")} frame can decode to");
                     }
                     if (declared > maxBodyLength - Align(total))
-                        IpcErrors.Throw(bodyOffset + offset, $"body buffer {i} declares {declared} uncompressed bytes, which takes the decompressed body past the {maxBodyLength}-byte limit");
+                        throw OverLimit(bodyOffset + offset, $"body buffer {i} declares {declared} uncompressed bytes, which takes the decompressed body past the {maxBodyLength}-byte limit", maxBodyLength, limitException);
                     item.Length = (int)declared;
                 }
                 item.Destination = (int)Align(total);
@@ -95,8 +97,14 @@ namespace ArrowLz4Fast.Ipc
             }
             long aligned = Align(total);
             if (aligned > maxBodyLength)
-                IpcErrors.Throw(bodyOffset, $"the decompressed body ({aligned} bytes) is longer than the {maxBodyLength}-byte limit");
+                throw OverLimit(bodyOffset, $"the decompressed body ({aligned} bytes) is longer than the {maxBodyLength}-byte limit", maxBodyLength, limitException);
             return aligned;
+        }
+
+        private static Exception OverLimit(long offset, string what, long limit, bool limitException)
+        {
+            System.IO.InvalidDataException e = IpcErrors.At(offset, what);
+            return limitException ? new IpcLimitException($"{char.ToUpperInvariant(what[0])}{what.Substring(1)} (byte offset {offset}).", limit, e.InnerException!) : e;
         }
 
         /// <summary>

@@ -42,7 +42,16 @@ namespace ArrowLz4Fast.Ipc
         /// </summary>
         /// <exception cref="InvalidDataException">The metadata or the body is malformed.</exception>
         /// <exception cref="NotSupportedException">A codec other than LZ4_FRAME without an inner factory, or an LZ4 dictionary frame.</exception>
-        public bool TryDecode(ReadOnlySpan<byte> metadata, ReadOnlyMemory<byte> body, out ReadOnlyMemory<byte> decodedMetadata, out byte[] decodedBody)
+        /// <exception cref="IpcLimitException">The decoded body would pass the decoder's limit; nothing was allocated for it.</exception>
+        public bool TryDecode(ReadOnlySpan<byte> metadata, ReadOnlyMemory<byte> body, out ReadOnlyMemory<byte> decodedMetadata, out byte[] decodedBody) =>
+            TryDecode(metadata, body, _maxBodyLength, out decodedMetadata, out decodedBody);
+
+        /// <summary>
+        /// As <see cref="TryDecode(ReadOnlySpan{byte}, ReadOnlyMemory{byte}, out ReadOnlyMemory{byte}, out byte[])"/>, with a
+        /// limit of this call (at most the decoder's own).
+        /// </summary>
+        /// <exception cref="IpcLimitException">The decoded body would pass the limit; nothing was allocated for it.</exception>
+        public bool TryDecode(ReadOnlySpan<byte> metadata, ReadOnlyMemory<byte> body, long maxBodyLength, out ReadOnlyMemory<byte> decodedMetadata, out byte[] decodedBody)
         {
             decodedMetadata = default;
             decodedBody = Array.Empty<byte>();
@@ -75,7 +84,7 @@ namespace ArrowLz4Fast.Ipc
             try
             {
                 ReadOnlyMemory<byte> source = body.Slice(0, (int)message.BodyLength);
-                long output = IpcBodyLayout.Compute(reader, message, source.Span, bodyOffset, items, _maxBodyLength, ratio);
+                long output = IpcBodyLayout.Compute(reader, message, source.Span, bodyOffset, items, Math.Min(maxBodyLength, _maxBodyLength), ratio, limitException: true);
 
                 // The rewrite appends a copy of the batch's vtable after the metadata (IpcBodyLayout.Rewrite).
                 byte[] rewritten = new byte[IpcBodyLayout.Align(metadata.Length) + message.Batch.VTableSize + 16];

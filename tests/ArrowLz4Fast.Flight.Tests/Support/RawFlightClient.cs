@@ -29,10 +29,13 @@ namespace ArrowLz4Fast.Flight.Tests.Support
             return payloads;
         }
 
+        /// <param name="extra">Headers sent besides the store key.</param>
         /// <param name="dispose">False to leave the call as much user code does: ended by the server, or never.</param>
-        public static async Task<List<byte[]>> DoPutAsync(GrpcChannel channel, IEnumerable<byte[]?> messages, string key, bool dispose = true)
+        public static async Task<List<byte[]>> DoPutAsync(GrpcChannel channel, IEnumerable<byte[]?> messages, string key, Metadata? extra = null, bool dispose = true)
         {
             var headers = new Metadata { { StoreFlightServer.KeyHeader, key } };
+            foreach (Metadata.Entry entry in extra ?? new Metadata())
+                headers.Add(entry);
             AsyncDuplexStreamingCall<byte[], byte[]> call = channel.CreateCallInvoker().AsyncDuplexStreamingCall(s_doPut, null, new CallOptions(headers));
             try
             {
