@@ -39,7 +39,11 @@ namespace ArrowLz4Fast.Frames
         /// lengths given at the start (0 for an item whose frame did not fit).
         /// </summary>
         /// <returns><see langword="false"/> when some item's frame does not fit its destination range.</returns>
-        /// <exception cref="InvalidOperationException">The batch was completed before, or this value was not returned by <see cref="Lz4FrameEncoder.StartEncodeBatch"/>.</exception>
+        /// <exception cref="InvalidOperationException">
+        /// The batch ran on helpers and was completed before, or this value was not returned by
+        /// <see cref="Lz4FrameEncoder.StartEncodeBatch"/>. (For a batch encoded when it was started, a second call only
+        /// returns the result again.)
+        /// </exception>
         public bool Complete()
         {
             if (!_started)

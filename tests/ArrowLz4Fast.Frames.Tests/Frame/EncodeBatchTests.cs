@@ -1,0 +1,132 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using ArrowLz4Fast.Frames;
+using Xunit;
+
+namespace ArrowLz4Fast.Tests
+{
+    /// <summary>
+    /// <see cref="Lz4FrameEncoder.TryEncodeBatch"/> and <see cref="Lz4FrameEncoder.StartEncodeBatch"/>: the decoded
+    /// contents of the real corpus's frames, each encoded into its own range of one destination at 1, 2 and 8 threads.
+    /// Every frame must be exactly what <see cref="Lz4FrameEncoder.TryEncode"/> writes for its content alone, whatever
+    /// the schedule, and nothing may be written between the ranges.
+    /// </summary>
+    public class EncodeBatchTests
+    {
+        private const byte Sentinel = 0xCD;
+
+        public static IEnumerable<object[]> Degrees() => new[] { 1, 2, 8 }.Select(d => new object[] { d });
+
+        private static (byte[] Source, Lz4FrameBatchItem[] Items, byte[][] Expected) Batch(Lz4FrameEncoderOptions options, int count = 40)
+        {
+            List<byte[]> contents = DecodeBatchTests.ValidCorpusFrames().Select(f => f.Content).Where(c => c.Length > 0).Take(count).ToList();
+            var source = contents.SelectMany(c => c).ToArray();
+            var items = new Lz4FrameBatchItem[contents.Count];
+            var expected = new byte[contents.Count][];
+            int from = 0, to = 0;
+            var sequential = new Lz4FrameEncoderOptions(options.BlockSize, options.Level, options.ContentChecksum, options.BlockChecksum, options.ContentSize, Lz4Parallelism.Sequential);
+            for (int i = 0; i < contents.Count; i++)
+            {
+                int room = (int)Lz4FrameEncoder.GetMaxEncodedLength(contents[i].Length, options);
+                items[i] = new Lz4FrameBatchItem(from, contents[i].Length, to, room);
+                var frame = new byte[room];
+                Assert.True(Lz4FrameEncoder.TryEncode(contents[i], frame, out int written, sequential));
+                expected[i] = frame.AsSpan(0, written).ToArray();
+                from += contents[i].Length;
+                to += room + 3; // a gap that must stay untouched
+            }
+            return (source, items, expected);
+        }
+
+        private static void AssertFrames(byte[] destination, Lz4FrameBatchItem[] items, int[] written, byte[][] expected)
+        {
+            var inside = new bool[destination.Length];
+            for (int i = 0; i < items.Length; i++)
+            {
+                Assert.Equal(expected[i].Length, written[i]);
+                Assert.True(destination.AsSpan(items[i].DestinationOffset, written[i]).SequenceEqual(expected[i]), $"frame {i} differs from TryEncode's");
+                for (int k = items[i].DestinationOffset; k < items[i].DestinationOffset + items[i].DestinationLength; k++)
+                    inside[k] = true;
+            }
+            for (int k = 0; k < destination.Length; k++)
+                Assert.True(inside[k] || destination[k] == Sentinel, $"byte {k} outside every range changed");
+        }
+
+        [Theory]
+        [MemberData(nameof(Degrees))]
+        public void Every_frame_is_what_TryEncode_writes(int degree)
+        {
+            foreach (int level in new[] { 0, 3, 9 })
+            {
+                var options = new Lz4FrameEncoderOptions(level: level, contentChecksum: true, parallelism: new Lz4Parallelism(degree, 1));
+                (byte[] source, Lz4FrameBatchItem[] items, byte[][] expected) = Batch(options);
+                var destination = new byte[items[^1].DestinationOffset + items[^1].DestinationLength + 16];
+                destination.AsSpan().Fill(Sentinel);
+                var written = new int[items.Length];
+                Assert.True(Lz4FrameEncoder.TryEncodeBatch(source, destination, items, written, options));
+                AssertFrames(destination, items, written, expected);
+            }
+        }
+
+        [Theory]
+        [MemberData(nameof(Degrees))]
+        public void A_started_batch_completes_to_the_same_frames_while_the_caller_works(int degree)
+        {
+            var options = new Lz4FrameEncoderOptions(parallelism: new Lz4Parallelism(degree, 1));
+            (byte[] source, Lz4FrameBatchItem[] items, byte[][] expected) = Batch(options);
+            var destination = new byte[items[^1].DestinationOffset + items[^1].DestinationLength + 16];
+            destination.AsSpan().Fill(Sentinel);
+            var written = new int[items.Length];
+            Lz4FrameBatchEncoding encoding = Lz4FrameEncoder.StartEncodeBatch(source, destination, items, written, options);
+            Assert.Equal(degree > 1, encoding.IsParallel);
+            // The caller's own work meanwhile (what a writer does while the helpers compress).
+            long sum = 0;
+            for (int i = 0; i < 200_000; i++)
+                sum += i % 7;
+            Assert.True(sum > 0);
+            Assert.True(encoding.Complete());
+            AssertFrames(destination, items, written, expected);
+            // A batch on helpers completes once; one encoded at its start only says again how it went.
+            if (encoding.IsParallel)
+                Assert.Throws<InvalidOperationException>(() => encoding.Complete());
+            else
+                Assert.True(encoding.Complete());
+        }
+
+        [Fact]
+        public void A_batch_too_small_to_spread_is_encoded_when_it_is_started()
+        {
+            var options = new Lz4FrameEncoderOptions(parallelism: new Lz4Parallelism(2)); // 256 KiB minimum
+            (byte[] source, Lz4FrameBatchItem[] items, byte[][] expected) = Batch(options, count: 2);
+            Assert.True(source.Length < Lz4Parallelism.DefaultMinimumLength || items.Length < 2);
+            var destination = new byte[items[^1].DestinationOffset + items[^1].DestinationLength + 16];
+            destination.AsSpan().Fill(Sentinel);
+            var written = new int[items.Length];
+            Lz4FrameBatchEncoding encoding = Lz4FrameEncoder.StartEncodeBatch(source, destination, items, written, options);
+            Assert.False(encoding.IsParallel);
+            AssertFrames(destination, items, written, expected); // before Complete: done at the start
+            Assert.True(encoding.Complete());
+        }
+
+        [Fact]
+        public void A_frame_that_does_not_fit_is_reported_with_length_0()
+        {
+            var options = new Lz4FrameEncoderOptions(parallelism: new Lz4Parallelism(2, 1));
+            (byte[] source, Lz4FrameBatchItem[] items, _) = Batch(options, count: 6);
+            // The third item gets a range one byte long.
+            items[2] = new Lz4FrameBatchItem(items[2].SourceOffset, items[2].SourceLength, items[2].DestinationOffset, 1);
+            var destination = new byte[items[^1].DestinationOffset + items[^1].DestinationLength];
+            var written = new int[items.Length];
+            Assert.False(Lz4FrameEncoder.StartEncodeBatch(source, destination, items, written, options).Complete());
+            Assert.Equal(0, written[2]);
+            Assert.All(written.Where((_, i) => i != 2), w => Assert.True(w > 0));
+        }
+
+        [Fact]
+        public void A_default_value_is_not_a_started_batch()
+        {
+            Assert.Throws<InvalidOperationException>(() => default(Lz4FrameBatchEncoding).Complete());
+        }
+    }
+}
