@@ -22,8 +22,9 @@ namespace ArrowLz4Fast.Tests
     /// </summary>
     public class IpcCompressingStreamTests
     {
+        // Built against an Apache.Arrow older than any Apache.Arrow.Compression, the ZSTD stream cannot be read.
         public static IEnumerable<object[]> CorpusStreams() =>
-            Corpus.CommittedIpcFiles().Where(f => !f.Contains("empty")).Select(f => new object[] { f });
+            Corpus.CommittedIpcFiles().Where(f => !f.Contains("empty") && (Official() is not null || !f.Contains("zstd"))).Select(f => new object[] { f });
 
         private static List<RecordBatch> Batches(string file) => ArrowData.ReadAll(Corpus.Committed(file), new Lz4FastCodecFactory(Official()));
 

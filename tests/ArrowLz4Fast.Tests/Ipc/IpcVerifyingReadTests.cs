@@ -87,7 +87,14 @@ namespace ArrowLz4Fast.Tests
         public void Every_valid_corpus_stream_passes_the_verifying_read_with_the_same_batches(string file)
         {
             byte[] bytes = File.ReadAllBytes(Corpus.Committed(file));
+#if WITHOUT_OFFICIAL_CODEC
+            // Built against an Apache.Arrow older than any Apache.Arrow.Compression: no ZSTD, so its stream is left out.
+            ICompressionCodecFactory? factory = null;
+            if (file.Contains("zstd", StringComparison.Ordinal))
+                return;
+#else
             var factory = new Apache.Arrow.Compression.CompressionCodecFactory();
+#endif
             List<RecordBatch> expected = IpcWrapped.ReadAll(bytes, IpcWrapped.Options(1), SlabMemoryAllocator.Shared, factory);
             var options = new Lz4FastOptions { VerifyOffsets = true };
             List<RecordBatch> verified = IpcWrapped.ReadAll(bytes, options, SlabMemoryAllocator.Shared, factory);
