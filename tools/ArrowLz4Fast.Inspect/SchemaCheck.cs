@@ -15,6 +15,7 @@ namespace ArrowLz4Fast.Inspect
         public static void Verify(byte[] data, IReadOnlyList<IpcMessage> messages)
         {
             var dictionaries = new Dictionary<long, IpcSchemaVerifier.DictionaryId>();
+            var nullNodes = new List<int>();
             foreach (IpcMessage message in messages)
             {
                 if (message.Type != IpcMessageType.Schema)
@@ -25,7 +26,7 @@ namespace ArrowLz4Fast.Inspect
                 try
                 {
                     Ipc.IpcMessage parsed = IpcMessageParser.Parse(reader);
-                    IpcSchemaVerifier.Verify(reader, parsed.Root, dictionaries);
+                    IpcSchemaVerifier.Verify(reader, parsed.Root, dictionaries, nullNodes);
                 }
                 catch (InvalidDataException e)
                 {

@@ -46,11 +46,13 @@ namespace ArrowLz4Fast.Ipc
         /// <summary>
         /// Verifies the schema of the Schema message <paramref name="root"/> and returns the field nodes a record batch of
         /// it has, as Arrow .NET walks them (a dictionary-encoded field is one node: its values are in the dictionary
-        /// batch). <paramref name="dictionaries"/> is cleared and given each dictionary id the schema names.
+        /// batch). <paramref name="dictionaries"/> is cleared and given each dictionary id the schema names;
+        /// <paramref name="nullNodes"/> is cleared and given the index of each Null field's node in a record batch.
         /// </summary>
-        public static int Verify(FlatReader reader, FlatTable root, Dictionary<long, DictionaryId> dictionaries)
+        public static int Verify(FlatReader reader, FlatTable root, Dictionary<long, DictionaryId> dictionaries, List<int> nullNodes)
         {
             dictionaries.Clear();
+            nullNodes.Clear();
             FlatTable schema = reader.SubTable(root, IpcMessageParser.MessageHeader, "Message.header (Schema)");
             if (!schema.Exists)
                 IpcErrors.Throw(reader.InputOffset(root.Position), "message metadata, a Schema message without its Schema table");
@@ -59,7 +61,7 @@ namespace ArrowLz4Fast.Ipc
                 (int fields, int count) = reader.Vector(schema, SchemaFields, 4, "Schema.fields");
                 int nodes = 0;
                 for (int i = 0; i < count; i++)
-                    nodes = Add(nodes, Field(reader, reader.TableAt(fields + (4 * i), "Field"), i, dictionaries));
+                    nodes = Add(nodes, Field(reader, reader.TableAt(fields + (4 * i), "Field"), i, dictionaries, nodes, nullNodes));
                 KeyValues(reader, schema, SchemaCustomMetadata, "Schema.custom_metadata");
                 return nodes;
             }
@@ -69,8 +71,9 @@ namespace ArrowLz4Fast.Ipc
             }
         }
 
-        // The field's nodes in a batch.
-        private static int Field(FlatReader reader, FlatTable field, int index, Dictionary<long, DictionaryId> dictionaries)
+        // The field's nodes in a batch, the first at nodeIndex; a Null field's index goes to nullNodes (null: not tracked,
+        // as inside a dictionary's values, which are another batch's nodes).
+        private static int Field(FlatReader reader, FlatTable field, int index, Dictionary<long, DictionaryId> dictionaries, int nodeIndex, List<int>? nullNodes)
         {
             try
             {
@@ -79,10 +82,13 @@ namespace ArrowLz4Fast.Ipc
                     throw Fault.NotSupported(field.Position, "has no name (Arrow .NET requires one)");
                 // As Arrow .NET reads a field: its children first, then its type, which may need them.
                 (int children, int childCount) = reader.Vector(field, FieldChildren, 4, "Field.children");
+                int type = reader.UInt8(field, FieldTypeType, 0, "Field.type_type");
+                bool nodesHere = IpcTypeRules.IsNested(type) && !reader.SubTable(field, FieldDictionary, "Field.dictionary").Exists;
                 int childNodes = 0;
                 for (int i = 0; i < childCount; i++)
-                    childNodes = Add(childNodes, Field(reader, reader.TableAt(children + (4 * i), "Field"), i, dictionaries));
-                int type = reader.UInt8(field, FieldTypeType, 0, "Field.type_type");
+                    childNodes = Add(childNodes, Field(reader, reader.TableAt(children + (4 * i), "Field"), i, dictionaries, Add(nodeIndex + 1, childNodes), nodesHere ? nullNodes : null));
+                if (type == IpcTypeRules.Null && nullNodes is not null && !reader.SubTable(field, FieldDictionary, "Field.dictionary").Exists)
+                    nullNodes.Add(nodeIndex);
                 Type(reader, field, type, children, childCount);
                 KeyValues(reader, field, FieldCustomMetadata, "custom_metadata");
                 int nodes = IpcTypeRules.IsNested(type) ? Add(1, childNodes) : 1;

@@ -23,6 +23,7 @@ namespace ArrowLz4Fast.Ipc
         private Dictionary<long, IpcSchemaVerifier.DictionaryId>? _ids;
         private int _missing;
         private int _batchNodes;
+        private List<int>? _nullNodes;
         private bool _schema;
 
         /// <summary>Verifies a schema and remembers its layout; checks where the other messages come.</summary>
@@ -35,7 +36,7 @@ namespace ArrowLz4Fast.Ipc
                 IpcErrors.Throw(at, $"message metadata, a message of header type {type} without its header table");
             if (type == IpcMessageParser.HeaderSchema)
             {
-                _batchNodes = IpcSchemaVerifier.Verify(reader, message.Root, _ids ??= new Dictionary<long, IpcSchemaVerifier.DictionaryId>());
+                _batchNodes = IpcSchemaVerifier.Verify(reader, message.Root, _ids ??= new Dictionary<long, IpcSchemaVerifier.DictionaryId>(), _nullNodes ??= new List<int>());
                 _missing = _ids.Count;
                 _schema = true;
                 (_nodes, _buffers) = IpcSchemaLayout.Read(reader, message.Root, _dictionaries ??= new Dictionary<long, (int Nodes, int Buffers)>());
@@ -52,6 +53,23 @@ namespace ArrowLz4Fast.Ipc
                 if (_missing > 0)
                     IpcErrors.Throw(at, $"message metadata, a record batch before the dictionary batch of id {FirstMissing()}, which its schema names");
                 Nodes(reader, message, _batchNodes, "the record batch");
+                NullNodes(reader, message);
+            }
+        }
+
+        // Arrow .NET builds a Null field's array only when its node's null count is its length.
+        private void NullNodes(FlatReader reader, in IpcMessage message)
+        {
+            if (_nullNodes!.Count == 0 || !message.Batch.Exists)
+                return;
+            (int position, _) = reader.Vector(message.Batch, IpcMessageParser.RecordBatchNodes, 16, "RecordBatch.nodes");
+            foreach (int index in _nullNodes)
+            {
+                int node = position + (16 * index);
+                long length = reader.ReadInt64(node), nulls = reader.ReadInt64(node + 8);
+                // Not every writer counts a Null array's nulls, so this is what Arrow .NET cannot read, not invalid data.
+                if (length != nulls)
+                    throw IpcErrors.NotSupported(reader.InputOffset(node), $"the record batch's node {index}, of a Null field, has length {length} but null count {nulls} (Arrow .NET needs them equal)");
             }
         }
 

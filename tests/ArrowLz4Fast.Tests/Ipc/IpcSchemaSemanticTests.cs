@@ -94,6 +94,8 @@ namespace ArrowLz4Fast.Tests
                 m => { int at = m.HeaderType; m.Byte(at, 0); return -1; }),
             ["Record batch nodes"] = new("ipc/java/strings.arrows", typeof(InvalidDataException), "the record batch lists 2 field node(s) but its schema needs 1",
                 m => { Set32(m, m.VectorLength(m.Schema, 1), 1); return -1; }),
+            ["Null field's null count"] = new("ipc/pyarrow/tiny_batches.arrows", typeof(NotSupportedException), "node 0, of a Null field, has length",
+                m => { m.Byte(m.At(m.Field("id"), 2), 1); return -1; }),
             ["Dictionary batch id"] = new(NestedDict, typeof(InvalidDataException), "a dictionary batch of id 0, which its schema does not name",
                 m => { m.Int16(m.VTableEntry(m.Field("cat"), 4), 0); return -1; }),
         };
