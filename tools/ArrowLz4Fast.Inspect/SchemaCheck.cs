@@ -15,7 +15,7 @@ namespace ArrowLz4Fast.Inspect
         public static void Verify(byte[] data, IReadOnlyList<IpcMessage> messages)
         {
             var dictionaries = new Dictionary<long, IpcSchemaVerifier.DictionaryId>();
-            var nullNodes = new List<int>();
+            var nullNodes = new List<IpcSchemaVerifier.NullNode>();
             foreach (IpcMessage message in messages)
             {
                 if (message.Type != IpcMessageType.Schema)

@@ -43,13 +43,33 @@ namespace ArrowLz4Fast.Ipc
             public bool Seen;
         }
 
+        /// <summary>The node of a Null field: in the record batch, or in the dictionary batch of <see cref="Id"/>.</summary>
+        internal readonly struct NullNode
+        {
+            public NullNode(bool dictionary, long id, int index)
+            {
+                Dictionary = dictionary;
+                Id = id;
+                Index = index;
+            }
+
+            public bool Dictionary { get; }
+
+            public long Id { get; }
+
+            public int Index { get; }
+        }
+
+        // The batch of a field outside any dictionary (NullNode.Dictionary false).
+        private const long RecordBatch = 0;
+
         /// <summary>
         /// Verifies the schema of the Schema message <paramref name="root"/> and returns the field nodes a record batch of
         /// it has, as Arrow .NET walks them (a dictionary-encoded field is one node: its values are in the dictionary
         /// batch). <paramref name="dictionaries"/> is cleared and given each dictionary id the schema names;
-        /// <paramref name="nullNodes"/> is cleared and given the index of each Null field's node in a record batch.
+        /// <paramref name="nullNodes"/> is cleared and given the node of each Null field, in the record batch or a dictionary batch.
         /// </summary>
-        public static int Verify(FlatReader reader, FlatTable root, Dictionary<long, DictionaryId> dictionaries, List<int> nullNodes)
+        public static int Verify(FlatReader reader, FlatTable root, Dictionary<long, DictionaryId> dictionaries, List<NullNode> nullNodes)
         {
             dictionaries.Clear();
             nullNodes.Clear();
@@ -61,7 +81,7 @@ namespace ArrowLz4Fast.Ipc
                 (int fields, int count) = reader.Vector(schema, SchemaFields, 4, "Schema.fields");
                 int nodes = 0;
                 for (int i = 0; i < count; i++)
-                    nodes = Add(nodes, Field(reader, reader.TableAt(fields + (4 * i), "Field"), i, dictionaries, nodes, nullNodes));
+                    nodes = Add(nodes, Field(reader, reader.TableAt(fields + (4 * i), "Field"), i, dictionaries, nodes, nullNodes, RecordBatch));
                 KeyValues(reader, schema, SchemaCustomMetadata, "Schema.custom_metadata");
                 return nodes;
             }
@@ -71,9 +91,10 @@ namespace ArrowLz4Fast.Ipc
             }
         }
 
-        // The field's nodes in a batch, the first at nodeIndex; a Null field's index goes to nullNodes (null: not tracked,
-        // as inside a dictionary's values, which are another batch's nodes).
-        private static int Field(FlatReader reader, FlatTable field, int index, Dictionary<long, DictionaryId> dictionaries, int nodeIndex, List<int>? nullNodes)
+        // The field's nodes in its batch, the first at nodeIndex. A Null field's node goes to nullNodes with its batch: the
+        // record batch, or the dictionary batch of an id (batch null when the field's nodes are not a batch's: the
+        // children of a type without child nodes).
+        private static int Field(FlatReader reader, FlatTable field, int index, Dictionary<long, DictionaryId> dictionaries, int nodeIndex, List<NullNode> nullNodes, long? batch)
         {
             try
             {
@@ -83,12 +104,15 @@ namespace ArrowLz4Fast.Ipc
                 // As Arrow .NET reads a field: its children first, then its type, which may need them.
                 (int children, int childCount) = reader.Vector(field, FieldChildren, 4, "Field.children");
                 int type = reader.UInt8(field, FieldTypeType, 0, "Field.type_type");
-                bool nodesHere = IpcTypeRules.IsNested(type) && !reader.SubTable(field, FieldDictionary, "Field.dictionary").Exists;
+                // A dictionary-encoded field's values (its type and children) are nodes of its dictionary batch, from 0.
+                FlatTable encoding = reader.SubTable(field, FieldDictionary, "Field.dictionary");
+                long? valuesBatch = encoding.Exists ? reader.Int64(encoding, DictionaryEncodingId, 0, "DictionaryEncoding.id") : batch;
+                int valuesIndex = encoding.Exists ? 0 : nodeIndex;
                 int childNodes = 0;
                 for (int i = 0; i < childCount; i++)
-                    childNodes = Add(childNodes, Field(reader, reader.TableAt(children + (4 * i), "Field"), i, dictionaries, Add(nodeIndex + 1, childNodes), nodesHere ? nullNodes : null));
-                if (type == IpcTypeRules.Null && nullNodes is not null && !reader.SubTable(field, FieldDictionary, "Field.dictionary").Exists)
-                    nullNodes.Add(nodeIndex);
+                    childNodes = Add(childNodes, Field(reader, reader.TableAt(children + (4 * i), "Field"), i, dictionaries, Add(valuesIndex + 1, childNodes), nullNodes, IpcTypeRules.IsNested(type) ? valuesBatch : null));
+                if (type == IpcTypeRules.Null && valuesBatch.HasValue)
+                    nullNodes.Add(new NullNode(encoding.Exists, valuesBatch.Value, valuesIndex));
                 Type(reader, field, type, children, childCount);
                 KeyValues(reader, field, FieldCustomMetadata, "custom_metadata");
                 int nodes = IpcTypeRules.IsNested(type) ? Add(1, childNodes) : 1;

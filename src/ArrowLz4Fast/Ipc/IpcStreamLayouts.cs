@@ -23,7 +23,7 @@ namespace ArrowLz4Fast.Ipc
         private Dictionary<long, IpcSchemaVerifier.DictionaryId>? _ids;
         private int _missing;
         private int _batchNodes;
-        private List<int>? _nullNodes;
+        private List<IpcSchemaVerifier.NullNode>? _nullNodes;
         private bool _schema;
 
         /// <summary>Verifies a schema and remembers its layout; checks where the other messages come.</summary>
@@ -36,7 +36,7 @@ namespace ArrowLz4Fast.Ipc
                 IpcErrors.Throw(at, $"message metadata, a message of header type {type} without its header table");
             if (type == IpcMessageParser.HeaderSchema)
             {
-                _batchNodes = IpcSchemaVerifier.Verify(reader, message.Root, _ids ??= new Dictionary<long, IpcSchemaVerifier.DictionaryId>(), _nullNodes ??= new List<int>());
+                _batchNodes = IpcSchemaVerifier.Verify(reader, message.Root, _ids ??= new Dictionary<long, IpcSchemaVerifier.DictionaryId>(), _nullNodes ??= new List<IpcSchemaVerifier.NullNode>());
                 _missing = _ids.Count;
                 _schema = true;
                 (_nodes, _buffers) = IpcSchemaLayout.Read(reader, message.Root, _dictionaries ??= new Dictionary<long, (int Nodes, int Buffers)>());
@@ -47,29 +47,33 @@ namespace ArrowLz4Fast.Ipc
             if (type == IpcMessageParser.HeaderDictionaryBatch)
             {
                 Nodes(reader, message, Dictionary(reader, message, at), $"the dictionary batch of id {message.DictionaryId}");
+                NullNodes(reader, message, dictionary: true, $"the dictionary batch of id {message.DictionaryId}");
             }
             else if (type == IpcMessageParser.HeaderRecordBatch)
             {
                 if (_missing > 0)
                     IpcErrors.Throw(at, $"message metadata, a record batch before the dictionary batch of id {FirstMissing()}, which its schema names");
                 Nodes(reader, message, _batchNodes, "the record batch");
-                NullNodes(reader, message);
+                NullNodes(reader, message, dictionary: false, "the record batch");
             }
         }
 
         // Arrow .NET builds a Null field's array only when its node's null count is its length.
-        private void NullNodes(FlatReader reader, in IpcMessage message)
+        private void NullNodes(FlatReader reader, in IpcMessage message, bool dictionary, string what)
         {
             if (_nullNodes!.Count == 0 || !message.Batch.Exists)
                 return;
             (int position, _) = reader.Vector(message.Batch, IpcMessageParser.RecordBatchNodes, 16, "RecordBatch.nodes");
-            foreach (int index in _nullNodes)
+            foreach (IpcSchemaVerifier.NullNode nullNode in _nullNodes)
             {
+                if (nullNode.Dictionary != dictionary || (dictionary && nullNode.Id != message.DictionaryId))
+                    continue;
+                int index = nullNode.Index;
                 int node = position + (16 * index);
                 long length = reader.ReadInt64(node), nulls = reader.ReadInt64(node + 8);
                 // Not every writer counts a Null array's nulls, so this is what Arrow .NET cannot read, not invalid data.
                 if (length != nulls)
-                    throw IpcErrors.NotSupported(reader.InputOffset(node), $"the record batch's node {index}, of a Null field, has length {length} but null count {nulls} (Arrow .NET needs them equal)");
+                    throw IpcErrors.NotSupported(reader.InputOffset(node), $"{what}'s node {index}, of a Null field, has length {length} but null count {nulls} (Arrow .NET needs them equal)");
             }
         }
 

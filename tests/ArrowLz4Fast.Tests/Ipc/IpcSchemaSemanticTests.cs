@@ -96,6 +96,8 @@ namespace ArrowLz4Fast.Tests
                 m => { Set32(m, m.VectorLength(m.Schema, 1), 1); return -1; }),
             ["Null field's null count"] = new("ipc/pyarrow/tiny_batches.arrows", typeof(NotSupportedException), "node 0, of a Null field, has length",
                 m => { m.Byte(m.At(m.Field("id"), 2), 1); return -1; }),
+            ["Null dictionary values' null count"] = new(NestedDict, typeof(NotSupportedException), "the dictionary batch of id 0's node 0, of a Null field, has length",
+                m => { m.Byte(m.At(m.Field("cat"), 2), 1); return -1; }),
             ["Dictionary batch id"] = new(NestedDict, typeof(InvalidDataException), "a dictionary batch of id 0, which its schema does not name",
                 m => { m.Int16(m.VTableEntry(m.Field("cat"), 4), 0); return -1; }),
         };
