@@ -56,6 +56,9 @@ namespace ArrowLz4Fast.Fuzz
             .GetType("Apache.Arrow.Flight.Protocol.FlightData", throwOnError: true)!
             .GetProperty("Descriptor", BindingFlags.Public | BindingFlags.Static)!.GetValue(null)!;
 
+        /// <summary>FlightData's protobuf descriptor, as Flight's client marshals it.</summary>
+        internal static MessageDescriptor Descriptor => s_descriptor;
+
         public static int Run(FuzzOptions options, string root)
         {
             var seeds = new List<(string Name, List<IpcMessageBytes> Messages)>();

@@ -62,16 +62,22 @@ namespace ArrowLz4Fast.Fuzz
                 var random = new Random(unchecked((int)(options.Seed * 2654435761UL) ^ (int)index ^ (int)(index >> 32)));
                 var seed = seeds[random.Next(seeds.Count)];
                 // A quarter of the mutants change the Schema message only, where Arrow's own reader is weakest.
-                bool schema = random.Next(4) == 0;
+                bool schema = random.Next(4) == 0 || options.SchemaOnly;
                 byte[] mutant = schema
                     ? IpcMutator.MutateSchema(seed.Bytes, seed.Messages, random, out string what)
                     : IpcMutator.Mutate(seed.Bytes, seed.Messages, random, out what);
                 if (schema)
                     Interlocked.Increment(ref schemaMutants);
                 int degree = 1 + random.Next(3);
-                string? problem = Check(mutant, degree, random, out bool wasRejected, out TimeSpan took, out long allocated);
+                string? problem = Check(mutant, degree, random, schema, out bool wasRejected, out TimeSpan took, out long allocated);
                 for (int retry = 0; problem is null && took > TimeBudget && retry < TimeRetries; retry++)
-                    problem = Check(mutant, degree, new Random((int)index + retry), out _, out took, out allocated);
+                    problem = Check(mutant, degree, new Random((int)index + retry), schema: false, out _, out took, out allocated);
+                if (schema)
+                {
+                    // Every path is read and counted, also after the wrapper broke the contract.
+                    string? other = SchemaPaths.Check(mutant, seed.Messages);
+                    problem ??= other;
+                }
                 InterlockedMax(ref maxTicks, took.Ticks);
                 InterlockedMax(ref maxAllocated, allocated);
                 if (problem is null && took > TimeBudget)
@@ -100,6 +106,12 @@ namespace ArrowLz4Fast.Fuzz
             foreach (string finding in findings.Take(options.Examples * 10))
                 Console.WriteLine(finding);
             Console.WriteLine($"fuzz --ipc: {count} mutants ({schemaMutants} of the schema only): {rejected} rejected, {accepted} read, {failures} failure(s)");
+            if (schemaMutants > 0)
+            {
+                Console.WriteLine("fuzz --ipc: how the schema-only mutants ended, per read path:");
+                foreach (string line in SchemaPaths.Report())
+                    Console.WriteLine(line);
+            }
             Console.WriteLine($"fuzz --ipc: through the wrapper, at most {TimeSpan.FromTicks(maxTicks).TotalMilliseconds:F0} ms and {maxAllocated:N0} bytes allocated for one mutant (budget {TimeBudget.TotalMilliseconds:F0} ms, {AllocationBudget:N0} bytes)");
             return failures == 0 ? 0 : 1;
         }
@@ -116,8 +128,12 @@ namespace ArrowLz4Fast.Fuzz
             }
         }
 
-        /// <summary>One mutant; <paramref name="took"/> and <paramref name="allocated"/> are the wrapper's two reads, which the budget covers.</summary>
-        private static string? Check(byte[] bytes, int degree, Random random, out bool rejected, out TimeSpan took, out long allocated)
+        /// <summary>
+        /// One mutant; <paramref name="took"/> and <paramref name="allocated"/> are the wrapper's two reads, which the
+        /// budget covers. A <paramref name="schema"/>-only mutant must keep the error contract through Arrow's reader over
+        /// the wrapper too (the wrapper verifies what a schema says), and its outcomes are counted.
+        /// </summary>
+        private static string? Check(byte[] bytes, int degree, Random random, bool schema, out bool rejected, out TimeSpan took, out long allocated)
         {
             rejected = false;
             var clock = System.Diagnostics.Stopwatch.StartNew();
@@ -151,15 +167,23 @@ namespace ArrowLz4Fast.Fuzz
             catch (InvalidDataException e) when (e.InnerException is Lz4FrameException)
             {
                 rejected = true;
+                if (schema)
+                    SchemaPaths.Record("wrapper", e);
             }
-            catch (NotSupportedException)
+            catch (NotSupportedException e)
             {
                 rejected = true;
+                if (schema)
+                    SchemaPaths.Record("wrapper", e);
             }
             catch (Exception e)
             {
-                return $"the wrapper threw {e.GetType().Name}: {e.Message}";
+                if (schema)
+                    SchemaPaths.Record("wrapper", e);
+                return $"the wrapper threw {e.GetType().Name}: {e.Message} ({SchemaPaths.Where(e)})";
             }
+            if (schema && !rejected)
+                SchemaPaths.Record("wrapper", null);
 
             List<RecordBatch>? ours = null, reference = null;
             Exception? ourError = null, referenceError = null;
@@ -173,6 +197,7 @@ namespace ArrowLz4Fast.Fuzz
             }
             took = clock.Elapsed;
             allocated = GC.GetAllocatedBytesForCurrentThread() - allocatedBefore;
+            string? schemaProblem = schema ? SchemaPaths.Record("Arrow over the wrapper", ourError) : null;
             // The codec path is read only when its result is compared: Arrow's reader over hostile metadata rents arrays
             // of the declared sizes from the shared pool, which long runs otherwise accumulate (fuzz/README.md).
             bool refusedAsAllowed = ourError is InvalidDataException || ourError is NotSupportedException;
@@ -191,6 +216,8 @@ namespace ArrowLz4Fast.Fuzz
             {
                 if (ours is not null && reference is not null)
                     return Compare(reference, ours);
+                if (schemaProblem is not null)
+                    return schemaProblem;
             }
             finally
             {

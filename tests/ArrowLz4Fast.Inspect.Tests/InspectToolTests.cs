@@ -240,6 +240,43 @@ namespace ArrowLz4Fast.Inspect.Tests
             Assert.DoesNotContain("   at ", stderr, StringComparison.Ordinal);
         }
 
+        /// <summary>
+        /// The tool holds schemas to what the wrapper verifies (the same list, IpcTypeRules): a decimal of 77 digits in
+        /// 256 bits, planted in a schema Arrow .NET wrote, is bad input naming the field; the schema as written passes.
+        /// </summary>
+        [Fact]
+        public void A_schema_the_wrapper_refuses_is_bad_input_naming_the_field()
+        {
+            var schema = new Schema.Builder().Field(new Field("dec", new Apache.Arrow.Types.Decimal256Type(40, 2), true)).Build();
+            var output = new MemoryStream();
+            using (var writer = new ArrowStreamWriter(output, schema, leaveOpen: true))
+            {
+                writer.WriteStart();
+                writer.WriteEnd();
+            }
+            byte[] bytes = output.ToArray();
+            string path = Path.Combine(Path.GetTempPath(), $"arrow-lz4-schema-{Guid.NewGuid():N}.arrows");
+            try
+            {
+                File.WriteAllBytes(path, bytes);
+                Assert.Equal(Inspector.Ok, Run(path).Exit);
+
+                // The precision, an int32 of 40, is the only such value in this schema.
+                byte[] forty = BitConverter.GetBytes(40);
+                int[] at = Enumerable.Range(0, bytes.Length - 3).Where(i => bytes.AsSpan(i, 4).SequenceEqual(forty)).ToArray();
+                Assert.Single(at);
+                BitConverter.GetBytes(77).CopyTo(bytes, at[0]);
+                File.WriteAllBytes(path, bytes);
+                (int exit, _, string stderr) = Run(path);
+                Assert.Equal(Inspector.BadInput, exit);
+                AssertOneCleanLine(stderr, $"field 'dec' type Decimal: precision 77 (1 to 76 for 256 bits) at byte offset {at[0]}");
+            }
+            finally
+            {
+                File.Delete(path);
+            }
+        }
+
         private static (int Exit, string Stdout, string Stderr) Run(params string[] args)
         {
             using var stdout = new StringWriter();

@@ -89,6 +89,7 @@ namespace ArrowLz4Fast.Inspect
         {
             bool fileFormat = IpcMessageReader.IsFileFormat(data);
             List<IpcMessage> messages = IpcMessageReader.ReadAll(data);
+            SchemaCheck.Verify(data, messages);
             var buffers = new List<IReadOnlyList<BufferReport>>(messages.Count);
             foreach (IpcMessage message in messages)
             {

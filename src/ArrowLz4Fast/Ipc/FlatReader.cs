@@ -131,11 +131,18 @@ namespace ArrowLz4Fast.Ipc
 
         public long InputOffset(int position) => _inputOffset + position;
 
+        /// <summary>The UTF-8 text of <paramref name="length"/> bytes at <paramref name="position"/>, for messages (invalid bytes become U+FFFD).</summary>
+        public string Utf8(int position, int length) => System.Text.Encoding.UTF8.GetString(_buffer, _start + position, length);
+
         private int Follow(int position, string what)
         {
             if (position < 0 || position > _length - 4)
                 Fail(position, $"{what}: the offset field lies outside the {_length}-byte metadata");
-            long target = position + (long)BinaryPrimitives.ReadUInt32LittleEndian(Data.Slice(position));
+            uint offset = BinaryPrimitives.ReadUInt32LittleEndian(Data.Slice(position));
+            // An offset of 0 points at itself: no flatbuffer writes one, and FlatBuffers .NET reads such a string as null.
+            if (offset == 0)
+                Fail(position, $"{what}: offset 0 points at itself");
+            long target = position + (long)offset;
             if (target > _length - 4)
                 Fail(position, $"{what}: offset points to {target}, past the {_length}-byte metadata");
             return (int)target;

@@ -27,6 +27,11 @@ namespace ArrowLz4Fast.Ipc
             return new InvalidDataException(message, new Lz4FrameException(message, offset, cause));
         }
 
+        /// <summary>Valid Arrow that Arrow .NET cannot read, at an offset of the input stream.</summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static NotSupportedException NotSupported(long offset, string what) =>
+            new NotSupportedException($"Arrow .NET cannot read the Arrow IPC data at byte offset {offset} of the input stream: {what}.");
+
         [DoesNotReturn]
         [MethodImpl(MethodImplOptions.NoInlining)]
         internal static void Throw(long offset, string what) => throw At(offset, what);

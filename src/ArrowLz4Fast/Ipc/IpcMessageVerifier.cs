@@ -26,9 +26,8 @@ namespace ArrowLz4Fast.Ipc
         internal const int MaxDepth = 128;
         internal const int WorkPerByte = 2;
 
-        // Union MessageHeader: NONE, Schema, DictionaryBatch, RecordBatch, Tensor, SparseTensor. Union Type: NONE .. LargeListView.
+        // Union MessageHeader: NONE, Schema, DictionaryBatch, RecordBatch, Tensor, SparseTensor. Union Type: IpcTypeRules.
         private const int LastHeaderType = 5;
-        private const int LastFieldType = 26;
 
         // Field indexes of Message.fbs and Schema.fbs (IpcMessageParser has the Message's, RecordBatch's and DictionaryBatch's).
         private const int SchemaEndianness = 0;
@@ -189,7 +188,7 @@ namespace ArrowLz4Fast.Ipc
             {
                 String(field, FieldName, "Field.name");
                 _reader.Field(field, FieldNullable, 1, "Field.nullable");
-                int type = UnionType(field, FieldTypeType, LastFieldType, "Field.type_type");
+                int type = UnionType(field, FieldTypeType, IpcTypeRules.LastType, "Field.type_type");
                 FlatTable typeTable = SubTable(field, FieldType, depth + 1, "Field.type");
                 if (typeTable.Exists)
                     Type(typeTable, type);
@@ -216,40 +215,40 @@ namespace ArrowLz4Fast.Ipc
             {
                 switch (type)
                 {
-                    case 2: // Int { bitWidth: int; is_signed: bool }
+                    case IpcTypeRules.Int: // Int { bitWidth: int; is_signed: bool }
                         _reader.Field(table, 0, 4, "Int.bitWidth");
                         _reader.Field(table, 1, 1, "Int.is_signed");
                         break;
-                    case 3: // FloatingPoint { precision: short }
-                    case 8: // Date { unit: short }
-                    case 11: // Interval { unit: short }
-                    case 18: // Duration { unit: short }
+                    case IpcTypeRules.FloatingPoint: // FloatingPoint { precision: short }
+                    case IpcTypeRules.Date: // Date { unit: short }
+                    case IpcTypeRules.Interval: // Interval { unit: short }
+                    case IpcTypeRules.Duration: // Duration { unit: short }
                         _reader.Field(table, 0, 2, "Field.type unit or precision");
                         break;
-                    case 7: // Decimal { precision: int; scale: int; bitWidth: int }
+                    case IpcTypeRules.Decimal: // Decimal { precision: int; scale: int; bitWidth: int }
                         _reader.Field(table, 0, 4, "Decimal.precision");
                         _reader.Field(table, 1, 4, "Decimal.scale");
                         _reader.Field(table, 2, 4, "Decimal.bitWidth");
                         break;
-                    case 9: // Time { unit: short; bitWidth: int }
+                    case IpcTypeRules.Time: // Time { unit: short; bitWidth: int }
                         _reader.Field(table, 0, 2, "Time.unit");
                         _reader.Field(table, 1, 4, "Time.bitWidth");
                         break;
-                    case 10: // Timestamp { unit: short; timezone: string }
+                    case IpcTypeRules.Timestamp: // Timestamp { unit: short; timezone: string }
                         _reader.Field(table, 0, 2, "Timestamp.unit");
                         String(table, 1, "Timestamp.timezone");
                         break;
-                    case 14: // Union { mode: short; typeIds: [int] }
+                    case IpcTypeRules.Union: // Union { mode: short; typeIds: [int] }
                         _reader.Field(table, 0, 2, "Union.mode");
                         Vector(table, 1, 4, "Union.typeIds");
                         break;
-                    case 15: // FixedSizeBinary { byteWidth: int }
+                    case IpcTypeRules.FixedSizeBinary: // FixedSizeBinary { byteWidth: int }
                         _reader.Field(table, 0, 4, "FixedSizeBinary.byteWidth");
                         break;
-                    case 16: // FixedSizeList { listSize: int }
+                    case IpcTypeRules.FixedSizeList: // FixedSizeList { listSize: int }
                         _reader.Field(table, 0, 4, "FixedSizeList.listSize");
                         break;
-                    case 17: // Map { keysSorted: bool }
+                    case IpcTypeRules.Map: // Map { keysSorted: bool }
                         _reader.Field(table, 0, 1, "Map.keysSorted");
                         break;
                 }

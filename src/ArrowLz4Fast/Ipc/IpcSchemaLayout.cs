@@ -95,32 +95,32 @@ namespace ArrowLz4Fast.Ipc
             bool children = false;
             switch (reader.UInt8(field, FieldTypeType, 0, "Field.type_type"))
             {
-                case 2: // Int
-                case 3: // FloatingPoint
-                case 6: // Bool
-                case 7: // Decimal
-                case 8: // Date
-                case 9: // Time
-                case 10: // Timestamp
-                case 11: // Interval
-                case 15: // FixedSizeBinary
-                case 18: // Duration
+                case IpcTypeRules.Int:
+                case IpcTypeRules.FloatingPoint:
+                case IpcTypeRules.Bool:
+                case IpcTypeRules.Decimal:
+                case IpcTypeRules.Date:
+                case IpcTypeRules.Time:
+                case IpcTypeRules.Timestamp:
+                case IpcTypeRules.Interval:
+                case IpcTypeRules.FixedSizeBinary:
+                case IpcTypeRules.Duration:
                     own = 2;
                     break;
-                case 4: // Binary
-                case 5: // Utf8
-                case 19: // LargeBinary
-                case 20: // LargeUtf8
+                case IpcTypeRules.Binary:
+                case IpcTypeRules.Utf8:
+                case IpcTypeRules.LargeBinary:
+                case IpcTypeRules.LargeUtf8:
                     own = 3;
                     break;
-                case 12: // List
-                case 17: // Map
-                case 21: // LargeList
+                case IpcTypeRules.List:
+                case IpcTypeRules.Map:
+                case IpcTypeRules.LargeList:
                     own = 2;
                     children = true;
                     break;
-                case 13: // Struct_
-                case 16: // FixedSizeList
+                case IpcTypeRules.Struct:
+                case IpcTypeRules.FixedSizeList:
                     own = 1;
                     children = true;
                     break;

@@ -6,6 +6,9 @@ namespace ArrowLz4Fast.Ipc
     /// What the last Schema message of a stream says its batches need (<see cref="IpcSchemaLayout"/>), and the check
     /// of each batch against it: a batch listing fewer field nodes or buffers than its schema needs is refused, as
     /// Arrow .NET would read past those vectors. Shared by <see cref="IpcDecompressingStream"/> and the Flight package.
+    /// Each schema is verified (<see cref="IpcSchemaVerifier"/>), and the messages are held to the order Arrow .NET
+    /// reads them in: a schema first, each dictionary batch of an id the schema names (a delta only after its
+    /// dictionary), every dictionary before the first record batch, as Arrow C++'s stream reader requires too.
     /// </summary>
     internal sealed class IpcStreamLayouts
     {
@@ -16,11 +19,98 @@ namespace ArrowLz4Fast.Ipc
         // What a dictionary batch of each id the last schema names needs; created at the first schema.
         private Dictionary<long, (int Nodes, int Buffers)>? _dictionaries;
 
-        /// <summary>Remembers a schema's layout; other messages leave it as it is.</summary>
+        // Each dictionary id the last schema names, and whether its dictionary came; the nodes of a record batch.
+        private Dictionary<long, IpcSchemaVerifier.DictionaryId>? _ids;
+        private int _missing;
+        private int _batchNodes;
+        private List<IpcSchemaVerifier.NullNode>? _nullNodes;
+        private bool _schema;
+
+        /// <summary>Verifies a schema and remembers its layout; checks where the other messages come.</summary>
         public void Observe(FlatReader reader, in IpcMessage message)
         {
-            if (message.HeaderType == IpcMessageParser.HeaderSchema)
+            int type = message.HeaderType;
+            long at = reader.InputOffset(message.Root.Position);
+            if (type >= IpcMessageParser.HeaderSchema && type <= IpcMessageParser.HeaderRecordBatch
+                && !reader.SubTable(message.Root, IpcMessageParser.MessageHeader, "Message.header").Exists)
+                IpcErrors.Throw(at, $"message metadata, a message of header type {type} without its header table");
+            if (type == IpcMessageParser.HeaderSchema)
+            {
+                _batchNodes = IpcSchemaVerifier.Verify(reader, message.Root, _ids ??= new Dictionary<long, IpcSchemaVerifier.DictionaryId>(), _nullNodes ??= new List<IpcSchemaVerifier.NullNode>());
+                _missing = _ids.Count;
+                _schema = true;
                 (_nodes, _buffers) = IpcSchemaLayout.Read(reader, message.Root, _dictionaries ??= new Dictionary<long, (int Nodes, int Buffers)>());
+                return;
+            }
+            if (!_schema)
+                IpcErrors.Throw(at, $"message metadata, the stream's first message has header type {type}, not a Schema");
+            if (type == IpcMessageParser.HeaderDictionaryBatch)
+            {
+                Nodes(reader, message, Dictionary(reader, message, at), $"the dictionary batch of id {message.DictionaryId}");
+                NullNodes(reader, message, dictionary: true, $"the dictionary batch of id {message.DictionaryId}");
+            }
+            else if (type == IpcMessageParser.HeaderRecordBatch)
+            {
+                if (_missing > 0)
+                    IpcErrors.Throw(at, $"message metadata, a record batch before the dictionary batch of id {FirstMissing()}, which its schema names");
+                Nodes(reader, message, _batchNodes, "the record batch");
+                NullNodes(reader, message, dictionary: false, "the record batch");
+            }
+        }
+
+        // Arrow .NET builds a Null field's array only when its node's null count is its length.
+        private void NullNodes(FlatReader reader, in IpcMessage message, bool dictionary, string what)
+        {
+            if (_nullNodes!.Count == 0 || !message.Batch.Exists)
+                return;
+            (int position, _) = reader.Vector(message.Batch, IpcMessageParser.RecordBatchNodes, 16, "RecordBatch.nodes");
+            foreach (IpcSchemaVerifier.NullNode nullNode in _nullNodes)
+            {
+                if (nullNode.Dictionary != dictionary || (dictionary && nullNode.Id != message.DictionaryId))
+                    continue;
+                int index = nullNode.Index;
+                int node = position + (16 * index);
+                long length = reader.ReadInt64(node), nulls = reader.ReadInt64(node + 8);
+                // Not every writer counts a Null array's nulls, so this is what Arrow .NET cannot read, not invalid data.
+                if (length != nulls)
+                    throw IpcErrors.NotSupported(reader.InputOffset(node), $"{what}'s node {index}, of a Null field, has length {length} but null count {nulls} (Arrow .NET needs them equal)");
+            }
+        }
+
+        // Arrow .NET walks a batch's nodes by its schema: it reads past a vector shorter than that, and fails on a longer one.
+        private static void Nodes(FlatReader reader, in IpcMessage message, int nodes, string what)
+        {
+            if (!message.Batch.Exists)
+                return;
+            (_, int count) = reader.Vector(message.Batch, IpcMessageParser.RecordBatchNodes, 16, "RecordBatch.nodes");
+            if (count != nodes)
+                IpcErrors.Throw(reader.InputOffset(0), $"message metadata, {what} lists {count} field node(s) but its schema needs {nodes}");
+        }
+
+        // The nodes a dictionary batch of the message's id has.
+        private int Dictionary(FlatReader reader, in IpcMessage message, long at)
+        {
+            long id = message.DictionaryId;
+            if (!_ids!.TryGetValue(id, out IpcSchemaVerifier.DictionaryId state))
+                IpcErrors.Throw(at, $"message metadata, a dictionary batch of id {id}, which its schema does not name");
+            if (state.Seen)
+                return state.Nodes;
+            if (reader.UInt8(message.Dictionary, IpcMessageParser.DictionaryBatchIsDelta, 0, "DictionaryBatch.isDelta") != 0)
+                IpcErrors.Throw(at, $"message metadata, a delta dictionary batch of id {id} before its dictionary");
+            state.Seen = true;
+            _ids[id] = state;
+            _missing--;
+            return state.Nodes;
+        }
+
+        private long FirstMissing()
+        {
+            foreach (KeyValuePair<long, IpcSchemaVerifier.DictionaryId> id in _ids!)
+            {
+                if (!id.Value.Seen)
+                    return id.Key;
+            }
+            return 0;
         }
 
         /// <summary>Refuses a batch whose node or buffer vector is shorter than its schema needs (the nodes must have been read).</summary>
