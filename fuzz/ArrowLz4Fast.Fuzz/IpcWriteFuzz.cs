@@ -15,7 +15,7 @@ namespace ArrowLz4Fast.Fuzz
     /// <summary>
     /// --ipc-write: mutants of the corpus IPC streams and files as Arrow's writers hand them to IpcCompressingStream
     /// (uncompressed), written into it in random chunk sizes at 1 to 3 threads. Only InvalidDataException (with its
-    /// Lz4FrameException) may come out; a refused input leaves whole messages in the output; an accepted one must read
+    /// Lz4FrameException) or, for a schema Arrow .NET cannot read, NotSupportedException may come out; a refused input leaves whole messages in the output; an accepted one must read
     /// back, with Arrow's reader and the official codec, as the mutant itself reads uncompressed. Each mutant has the
     /// time and memory budget of --ipc.
     /// </summary>
@@ -113,7 +113,7 @@ namespace ArrowLz4Fast.Fuzz
                 written = true;
                 compressing.Dispose();
             }
-            catch (InvalidDataException e) when (e.InnerException is Lz4FrameException)
+            catch (Exception e) when ((e is InvalidDataException && e.InnerException is Lz4FrameException) || e is NotSupportedException)
             {
                 rejected = true;
                 if (!written)

@@ -3,6 +3,8 @@ using System.Buffers;
 using System.Buffers.Binary;
 using System.Collections.Generic;
 using System.Diagnostics;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using ArrowLz4Fast.Frames;
 
 namespace ArrowLz4Fast.Ipc
@@ -38,7 +40,7 @@ namespace ArrowLz4Fast.Ipc
         /// <summary>Each buffer's place in the compressed body (valid after <see cref="Layout"/>).</summary>
         public IpcBufferItem[] Buffers => _buffers;
 
-        /// <summary>The compressed body laid out by <see cref="Layout"/>.</summary>
+        /// <summary>The compressed body written by <see cref="WriteBodyInPlace"/>.</summary>
         public ReadOnlyMemory<byte> Body => new(_scratch, 0, (int)_bodyLength);
 
         /// <summary>
@@ -105,49 +107,63 @@ namespace ArrowLz4Fast.Ipc
         }
 
         /// <summary>
-        /// Lays the compressed body out at the front of the scratch (<see cref="Body"/>) and fills <see cref="Buffers"/>
-        /// with each buffer's offset and length in it; returns the body length, or 0 when no buffer saves
-        /// <paramref name="minSpaceSavings"/> (then the message is smaller as it is, and any reader reads it).
+        /// Places every buffer in the compressed body (each at the next 8-byte boundary: its prefix, then its frame, or
+        /// its bytes raw when the frame does not save <paramref name="minSpaceSavings"/>), filling <see cref="Buffers"/>;
+        /// returns the body length, or 0 when no buffer saves space (then the message is smaller as it is, and any reader
+        /// reads it). Nothing is copied yet: <see cref="WriteBody"/> or <see cref="WriteBodyInPlace"/> does.
         /// </summary>
-        public long Layout(ReadOnlySpan<byte> body, double minSpaceSavings)
+        public long Layout(double minSpaceSavings)
         {
-            Debug.Assert(!_pending, "the frames are complete before they move");
+            Debug.Assert(!_pending, "the frames are complete before they are placed");
             long total = 0;
             int compressed = 0;
-            Span<byte> scratch = _scratch;
             for (int i = 0, k = 0; i < _bufferCount; i++)
             {
                 ref IpcBufferItem buffer = ref _buffers[i];
-                int at = (int)IpcBodyLayout.Align(total);
-                scratch.Slice((int)total, at - (int)total).Clear();
-                buffer.Destination = at;
+                buffer.Destination = (int)IpcBodyLayout.Align(total);
                 if (buffer.SourceLength == 0)
                     continue;
-                ref readonly Lz4FrameBatchItem item = ref _items[k];
                 int written = _written[k++];
                 // Arrow C++'s rule: raw when the space saved, 1 - compressed / uncompressed, is below the minimum.
                 buffer.Raw = 1.0 - ((double)written / buffer.SourceLength) < minSpaceSavings;
-                Debug.Assert(at + PrefixLength <= item.DestinationOffset, "a frame only moves towards the front");
-                Span<byte> target = scratch.Slice(at);
-                if (buffer.Raw)
-                {
-                    body.Slice(buffer.Source, buffer.SourceLength).CopyTo(target.Slice(PrefixLength));
-                    buffer.Length = PrefixLength + buffer.SourceLength;
-                }
-                else
-                {
-                    scratch.Slice(item.DestinationOffset, written).CopyTo(target.Slice(PrefixLength));
-                    buffer.Length = PrefixLength + written;
+                buffer.Length = PrefixLength + (buffer.Raw ? buffer.SourceLength : written);
+                if (!buffer.Raw)
                     compressed++;
-                }
-                BinaryPrimitives.WriteInt64LittleEndian(target, buffer.Raw ? NoCompression : buffer.SourceLength);
-                total = at + (long)buffer.Length;
+                total = buffer.Destination + (long)buffer.Length;
             }
-            long end = IpcBodyLayout.Align(total);
-            scratch.Slice((int)total, (int)(end - total)).Clear();
-            _bodyLength = compressed == 0 ? 0 : end;
+            _bodyLength = compressed == 0 ? 0 : IpcBodyLayout.Align(total);
             return _bodyLength;
         }
+
+        /// <summary>Writes the body <see cref="Layout"/> placed into <paramref name="target"/> (at least its length; padding zeroed).</summary>
+        public void WriteBody(ReadOnlySpan<byte> body, Span<byte> target)
+        {
+            Debug.Assert(_bodyLength > 0 && target.Length >= _bodyLength, "a laid out body, and room for it");
+            long total = 0;
+            for (int i = 0, k = 0; i < _bufferCount; i++)
+            {
+                ref IpcBufferItem buffer = ref _buffers[i];
+                // The gap before the buffer: padding, zeroed so that the output never depends on what the memory held.
+                target.Slice((int)total, buffer.Destination - (int)total).Clear();
+                if (buffer.SourceLength == 0)
+                    continue;
+                ref readonly Lz4FrameBatchItem item = ref _items[k++];
+                Span<byte> at = target.Slice(buffer.Destination, buffer.Length);
+                // In place, a frame only moves towards the front and never reaches a slot not yet moved; its prefix
+                // lies before the frame's old place.
+                Debug.Assert(!Unsafe.AreSame(ref MemoryMarshal.GetReference(target), ref _scratch[0]) || buffer.Destination + PrefixLength <= item.DestinationOffset);
+                if (buffer.Raw)
+                    body.Slice(buffer.Source, buffer.SourceLength).CopyTo(at.Slice(PrefixLength));
+                else
+                    _scratch.AsSpan(item.DestinationOffset, buffer.Length - PrefixLength).CopyTo(at.Slice(PrefixLength));
+                BinaryPrimitives.WriteInt64LittleEndian(at, buffer.Raw ? NoCompression : buffer.SourceLength);
+                total = buffer.Destination + (long)buffer.Length;
+            }
+            target.Slice((int)total, (int)(_bodyLength - total)).Clear();
+        }
+
+        /// <summary>Writes the body <see cref="Layout"/> placed at the front of the scratch, where <see cref="Body"/> is.</summary>
+        public void WriteBodyInPlace(ReadOnlySpan<byte> body) => WriteBody(body, _scratch);
 
         /// <summary>
         /// Records the message <see cref="Layout"/> laid out, for <paramref name="path"/>: its frames and raw buffers, and

@@ -242,13 +242,14 @@ namespace ArrowLz4Fast
             {
                 compressor.Complete();
                 ReadOnlySpan<byte> body = pending.Message.AsSpan(header, (int)inputBody);
-                long bodyLength = compressor.Layout(body, _minSpaceSavings);
+                long bodyLength = compressor.Layout(_minSpaceSavings);
                 compressor.Record(ArrowLz4FastMetrics.TagIpcStream, inputBody);
                 if (bodyLength == 0)
                 {
                     QueueMessage(pending.Message, header, inputBody, pending.InputOffset);
                     return;
                 }
+                compressor.WriteBodyInPlace(body);
                 byte[] prefixed = IpcCompressedMetadata.Write(
                     pending.Message.AsSpan(pending.PrefixLength, pending.MetadataLength), pending.Reader, pending.Parsed,
                     IpcMessageCompressor.ReadVectors(pending.Reader, pending.Parsed), compressor.Buffers, bodyLength, prefix: 8);

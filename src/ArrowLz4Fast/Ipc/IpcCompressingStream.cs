@@ -34,7 +34,8 @@ namespace ArrowLz4Fast
     /// </para>
     /// <para>
     /// <b>Errors.</b> Bytes that are not well-formed IPC throw <see cref="InvalidDataException"/> naming the input offset
-    /// (the inner <see cref="Lz4FrameException"/> carries it), from the write that completes the faulty part; a message
+    /// (the inner <see cref="Lz4FrameException"/> carries it), from the write that completes the faulty part (a schema
+    /// Arrow .NET cannot read, <see cref="NotSupportedException"/>, as <see cref="IpcDecompressingStream"/> says); a message
     /// is written to the output whole or not at all, and once the stream has failed every later call throws. An input
     /// that ends inside a message, or a file whose footer did not arrive, fails at <c>Dispose</c>.
     /// </para>
@@ -133,6 +134,7 @@ namespace ArrowLz4Fast
         /// <param name="offset">Where they start in <paramref name="buffer"/>.</param>
         /// <param name="count">How many.</param>
         /// <exception cref="InvalidDataException">The bytes are not well-formed Arrow IPC; the inner <see cref="Lz4FrameException"/> has the offset.</exception>
+        /// <exception cref="NotSupportedException">A schema Arrow .NET cannot read (a field with no name, an empty struct).</exception>
         public override void Write(byte[] buffer, int offset, int count)
         {
             ValidateBuffer(buffer, offset, count);

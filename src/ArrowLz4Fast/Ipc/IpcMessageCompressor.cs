@@ -56,13 +56,16 @@ namespace ArrowLz4Fast.Ipc
                 if (!compressor.Plan(reader, message, encoder))
                     return false;    // frames this large would not fit one array: the message goes as it is
                 compressor.Encode(body, encoder);
-                long bodyLength = compressor.Layout(body, minSpaceSavings);
+                long bodyLength = compressor.Layout(minSpaceSavings);
                 // Only the Flight interceptors compress messages one by one.
                 compressor.Record(ArrowLz4FastMetrics.TagFlight, message.BodyLength);
                 if (bodyLength == 0)
                     return false;
                 compressedMetadata = IpcCompressedMetadata.Write(metadata, reader, message, ReadVectors(reader, message), compressor.Buffers, bodyLength);
-                compressedBody = compressor.Body.ToArray();
+                // Written straight into the array the message keeps (no pool: FlightData holds it until gRPC serializes it).
+                var output = new byte[bodyLength];
+                compressor.WriteBody(body, output);
+                compressedBody = output;
                 return true;
             }
             finally
