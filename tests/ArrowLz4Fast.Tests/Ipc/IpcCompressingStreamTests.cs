@@ -183,6 +183,59 @@ namespace ArrowLz4Fast.Tests
         }
 #endif
 
+        [Lz4CliFact]
+        public void Every_frame_the_stream_writes_decodes_with_the_lz4_cli()
+        {
+            long checkedFrames = 0;
+            foreach (string file in new[] { "ipc/pyarrow/strings.arrows", "ipc/rust/nested_dict.arrows", "ipc/java/wide.arrows", "ipc/pyarrow/tiny_batches.arrows" })
+            {
+                List<RecordBatch> batches = Batches(file);
+                try
+                {
+                    byte[] plain;
+                    using (var stream = new MemoryStream())
+                    {
+                        using (var writer = new ArrowStreamWriter(stream, batches[0].Schema, leaveOpen: true))
+                        {
+                            foreach (RecordBatch batch in batches)
+                                writer.WriteRecordBatch(batch);
+                            writer.WriteEnd();
+                        }
+                        plain = stream.ToArray();
+                    }
+                    var options = new Lz4FastOptions { MaxDegreeOfParallelism = 2, MinimumParallelLength = 1024, ContentChecksum = true, BlockChecksum = true };
+                    byte[] written = WriteCompressed(batches, file: false, options);
+                    List<IpcMessages.Message> before = IpcMessages.Of(plain), after = IpcMessages.Of(written);
+                    Assert.Equal(before.Count, after.Count);
+                    using var frames = new MemoryStream();
+                    using var contents = new MemoryStream();
+                    for (int m = 0; m < before.Count; m++)
+                    {
+                        // Schemas, and batches in which no buffer saved space, are written as they came.
+                        if (before[m].HeaderType == 1 || !IpcMessageParser.Parse(new FlatReader(after[m].Metadata, 0, after[m].Metadata.Length, 0)).Compressed)
+                            continue;
+                        (long Offset, long Length)[] source = IpcMessages.Buffers(before[m].Metadata), target = IpcMessages.Buffers(after[m].Metadata);
+                        Assert.Equal(source.Length, target.Length);
+                        for (int b = 0; b < source.Length; b++)
+                        {
+                            if (target[b].Length == 0 || BitConverter.ToInt64(after[m].Body, (int)target[b].Offset) == -1)
+                                continue;
+                            frames.Write(after[m].Body, (int)target[b].Offset + 8, (int)target[b].Length - 8);
+                            contents.Write(before[m].Body, (int)source[b].Offset, (int)source[b].Length);
+                            checkedFrames++;
+                        }
+                    }
+                    Assert.True(frames.Length > 0, file);
+                    Assert.True(contents.ToArray().AsSpan().SequenceEqual(ReferenceCli.Decompress(frames.ToArray())), $"{file}: the lz4 CLI decodes the frames to other bytes");
+                }
+                finally
+                {
+                    ArrowData.DisposeAll(batches);
+                }
+            }
+            Assert.True(checkedFrames > 100, $"only {checkedFrames} frames");
+        }
+
         [Fact]
         public void A_compressed_stream_passes_through_unchanged()
         {
