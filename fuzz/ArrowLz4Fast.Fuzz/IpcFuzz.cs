@@ -116,7 +116,7 @@ namespace ArrowLz4Fast.Fuzz
             return failures == 0 ? 0 : 1;
         }
 
-        private static void InterlockedMax(ref long location, long value)
+        internal static void InterlockedMax(ref long location, long value)
         {
             long seen = Interlocked.Read(ref location);
             while (value > seen)

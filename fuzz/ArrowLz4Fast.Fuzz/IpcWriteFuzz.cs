@@ -51,8 +51,8 @@ namespace ArrowLz4Fast.Fuzz
                     : IpcMutator.Mutate(seed.Bytes, seed.Messages, random, out what);
                 int degree = 1 + random.Next(3);
                 string? problem = Check(mutant, degree, random, out bool wasRejected, out TimeSpan took, out long allocated);
-                InterlockedMax(ref maxTicks, took.Ticks);
-                InterlockedMax(ref maxAllocated, allocated);
+                IpcFuzz.InterlockedMax(ref maxTicks, took.Ticks);
+                IpcFuzz.InterlockedMax(ref maxAllocated, allocated);
                 if (problem is null && took > TimeBudget)
                     problem = $"over the time budget: {took.TotalMilliseconds:F0} ms through the stream (budget {TimeBudget.TotalMilliseconds:F0} ms)";
                 if (problem is null && allocated > AllocationBudget)
@@ -235,18 +235,6 @@ namespace ArrowLz4Fast.Fuzz
                 throw;
             }
             return batches;
-        }
-
-        private static void InterlockedMax(ref long location, long value)
-        {
-            long seen = Interlocked.Read(ref location);
-            while (value > seen)
-            {
-                long was = Interlocked.CompareExchange(ref location, value, seen);
-                if (was == seen)
-                    return;
-                seen = was;
-            }
         }
     }
 }

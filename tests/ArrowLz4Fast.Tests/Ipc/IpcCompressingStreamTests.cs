@@ -35,6 +35,19 @@ namespace ArrowLz4Fast.Tests
             new OfficialFactory();
 #endif
 
+        /// <summary>The batches as Arrow's writer writes them with no codec: what the compressing stream takes in.</summary>
+        private static byte[] WritePlain(IReadOnlyList<RecordBatch> batches)
+        {
+            using var stream = new MemoryStream();
+            using (var writer = new ArrowStreamWriter(stream, batches[0].Schema, leaveOpen: true))
+            {
+                foreach (RecordBatch batch in batches)
+                    writer.WriteRecordBatch(batch);
+                writer.WriteEnd();
+            }
+            return stream.ToArray();
+        }
+
         /// <summary>Writes the batches uncompressed through the compressing stream, synchronously or not.</summary>
         internal static byte[] WriteCompressed(IReadOnlyList<RecordBatch> batches, bool file, Lz4FastOptions options, bool async = false, double minSpaceSavings = 0)
         {
@@ -192,17 +205,7 @@ namespace ArrowLz4Fast.Tests
                 List<RecordBatch> batches = Batches(file);
                 try
                 {
-                    byte[] plain;
-                    using (var stream = new MemoryStream())
-                    {
-                        using (var writer = new ArrowStreamWriter(stream, batches[0].Schema, leaveOpen: true))
-                        {
-                            foreach (RecordBatch batch in batches)
-                                writer.WriteRecordBatch(batch);
-                            writer.WriteEnd();
-                        }
-                        plain = stream.ToArray();
-                    }
+                    byte[] plain = WritePlain(batches);
                     var options = new Lz4FastOptions { MaxDegreeOfParallelism = 2, MinimumParallelLength = 1024, ContentChecksum = true, BlockChecksum = true };
                     byte[] written = WriteCompressed(batches, file: false, options);
                     List<IpcMessages.Message> before = IpcMessages.Of(plain), after = IpcMessages.Of(written);
@@ -323,17 +326,7 @@ namespace ArrowLz4Fast.Tests
         public void Malformed_input_fails_with_its_offset_and_writes_no_half_message()
         {
             RecordBatch[] batches = TestTables.Batches(3, 5000, seed: 3);
-            byte[] plain;
-            using (var stream = new MemoryStream())
-            {
-                using (var writer = new ArrowStreamWriter(stream, batches[0].Schema, leaveOpen: true))
-                {
-                    foreach (RecordBatch batch in batches)
-                        writer.WriteRecordBatch(batch);
-                    writer.WriteEnd();
-                }
-                plain = stream.ToArray();
-            }
+            byte[] plain = WritePlain(batches);
             ArrowData.DisposeAll(batches);
             List<IpcMutator.Message> messages = IpcMutator.Messages(plain);
             var random = new Random(11);
@@ -424,17 +417,7 @@ namespace ArrowLz4Fast.Tests
             // rents it next may write over it. Here the test does, between writes, on the same thread (whose pool cache
             // hands that array out first): the metadata must be read from the array that holds it now.
             RecordBatch[] batches = TestTables.Batches(3, 30000, seed: 8);
-            byte[] plain;
-            using (var stream = new MemoryStream())
-            {
-                using (var writer = new ArrowStreamWriter(stream, batches[0].Schema, leaveOpen: true))
-                {
-                    foreach (RecordBatch batch in batches)
-                        writer.WriteRecordBatch(batch);
-                    writer.WriteEnd();
-                }
-                plain = stream.ToArray();
-            }
+            byte[] plain = WritePlain(batches);
             using var output = new MemoryStream();
             using (var compressing = new IpcCompressingStream(output, IpcWrapped.Options(2, 1024), leaveOpen: true))
             {
