@@ -33,8 +33,8 @@ using Microsoft.Extensions.Logging;
 const int Rows = 8_192;
 const int Columns = 200;
 // One Flight message carries one batch, and gRPC refuses a message over the receiver's limit (4 MB by default). The
-// limit counts wire bytes, compressed ones when compressed; the interceptors' MaxReceiveMessageSize bounds what a
-// message decodes to (4 MiB when not set), so they get the same value.
+// limit counts wire bytes, compressed ones when compressed. What a message decodes to is bounded too: on the server by
+// the same gRPC limit (AddArrowLz4), on the client by Lz4FlightClientOptions.MaxReceiveMessageSize, given the same value.
 const int MaxMessageSize = 64 << 20;
 
 List<RecordBatch> table = new() { SampleTable.Make(Rows, Columns, seed: 1), SampleTable.Make(Rows, Columns, seed: 2) };
@@ -44,7 +44,7 @@ Console.WriteLine($"Table: {table.Count} batches of {Rows:N0} rows x {Columns} c
 // The server: Kestrel on a free port of 127.0.0.1, HTTP/2 without TLS, the limits raised; a second one at gRPC's defaults.
 await using WebApplication app = await StartServerAsync(MaxMessageSize);
 string address = Address(app);
-Console.WriteLine($"Server: {address}, HTTP/2, Lz4FlightServerInterceptor, MaxReceiveMessageSize {MaxMessageSize:N0}");
+Console.WriteLine($"Server: {address}, HTTP/2, AddArrowLz4(), MaxReceiveMessageSize {MaxMessageSize:N0}");
 await using WebApplication defaultServer = await StartServerAsync(null);
 
 int failures = 0;
@@ -159,15 +159,8 @@ static async Task<WebApplication> StartServerAsync(int? maxReceiveMessageSize)
     builder.Services.AddGrpc(o =>
     {
         if (maxReceiveMessageSize is int limit)
-        {
-            o.MaxReceiveMessageSize = limit;                          // uploads: DoPut, DoExchange
-            o.Interceptors.Add<Lz4FlightServerInterceptor>(new Lz4FlightServerOptions { MaxReceiveMessageSize = limit });
-        }
-        else
-        {
-            o.Interceptors.Add<Lz4FlightServerInterceptor>();       // gRPC's default limits
-        }
-    }).AddFlightServer<TableFlightServer>();
+            o.MaxReceiveMessageSize = limit;                          // uploads, DoPut and DoExchange: wire and decoded bytes
+    }).AddArrowLz4().AddFlightServer<TableFlightServer>();          // else gRPC's default limit, 4 MiB
     WebApplication app = builder.Build();
     app.MapFlightEndpoint();
     await app.StartAsync();

@@ -20,7 +20,8 @@ namespace ArrowLz4Fast.Flight
         /// <param name="minSpaceSavings">What compressing a buffer must save for it to be sent compressed.</param>
         /// <param name="maxCallLength">The most decoded body bytes one call may receive; <see langword="null"/> for no bound.</param>
         /// <param name="limitOptions">The options type whose limits these are, named in refusals (how to raise them).</param>
-        public FlightCodecSettings(Lz4FastOptions? codec, ICompressionCodecFactory? inner, long maxBodyLength, double minSpaceSavings, long? maxCallLength = null, string limitOptions = "the options")
+        /// <param name="messageLimitSource">Where the message limit came from when not from <paramref name="limitOptions"/>, named in refusals.</param>
+        public FlightCodecSettings(Lz4FastOptions? codec, ICompressionCodecFactory? inner, long maxBodyLength, double minSpaceSavings, long? maxCallLength = null, string limitOptions = "the options", string? messageLimitSource = null)
         {
             if (maxBodyLength < 0 || maxBodyLength > IpcDecompressingStream.DefaultMaxBodyLength)
                 throw new ArgumentOutOfRangeException(nameof(maxBodyLength), maxBodyLength, $"The limit must be 0 to {IpcDecompressingStream.DefaultMaxBodyLength}.");
@@ -34,6 +35,9 @@ namespace ArrowLz4Fast.Flight
             MinSpaceSavings = minSpaceSavings;
             MaxCallLength = maxCallLength ?? long.MaxValue;
             LimitOptions = limitOptions;
+            MessageLimitAdvice = messageLimitSource is null
+                ? $"raise {limitOptions}.MaxReceiveMessageSize (null for none) to accept larger messages"
+                : $"this is {messageLimitSource}; raise it, or set {limitOptions}.MaxReceiveMessageSize, to accept larger messages";
         }
 
         public Lz4FastOptions Codec { get; }
@@ -49,6 +53,9 @@ namespace ArrowLz4Fast.Flight
 
         /// <summary>The options type the limits come from, for refusals: <c>Lz4FlightServerOptions</c> or <c>Lz4FlightClientOptions</c>.</summary>
         public string LimitOptions { get; }
+
+        /// <summary>How a refusal over the message limit tells the operator to raise it.</summary>
+        public string MessageLimitAdvice { get; }
 
         /// <summary>A message limit given as gRPC gives one (<see langword="null"/> for none) as a body length.</summary>
         public static long BodyLimit(int? maxReceiveMessageSize)

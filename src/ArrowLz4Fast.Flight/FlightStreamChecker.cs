@@ -113,7 +113,7 @@ namespace ArrowLz4Fast.Flight
                 string options = _limits?.LimitOptions ?? "the options";
                 string raise = callLimit
                     ? $"the limit on the decoded bytes one call receives ({_limits!.MaxCallLength} bytes, {_received} of them received before this message); raise {options}.MaxReceiveCallSize to accept more"
-                    : $"the receive limit on one decoded message ({limit.Limit} bytes); raise {options}.MaxReceiveMessageSize (null for none) to accept larger messages";
+                    : $"the receive limit on one decoded message ({limit.Limit} bytes); {_limits?.MessageLimitAdvice ?? "raise the limit to accept larger messages"}";
                 return new RpcException(new Status(StatusCode.ResourceExhausted, $"{where} is refused: it passes {raise}. {e.Message}"));
             }
             string what = $"{where} (byte offsets count from its data_header's first byte, data_body following it): {e.Message}";

@@ -36,7 +36,7 @@ namespace ArrowLz4Fast.Flight
         {
             options ??= new Lz4FlightServerOptions();
             _settings = new FlightCodecSettings(options.Codec, options.InnerCodecFactory, FlightCodecSettings.BodyLimit(options.MaxReceiveMessageSize), options.MinSpaceSavings,
-                options.MaxReceiveCallSize, nameof(Lz4FlightServerOptions));
+                options.MaxReceiveCallSize, nameof(Lz4FlightServerOptions), options.MaxReceiveMessageSizeSource);
             _compress = options.CompressResponses || options.AlwaysCompressResponses;
             _always = options.AlwaysCompressResponses;
         }

@@ -29,11 +29,29 @@ namespace ArrowLz4Fast.Flight
         /// <summary>
         /// The longest data_body one upload message may decode to, in bytes: what gRPC's <c>MaxReceiveMessageSize</c> is to
         /// the bytes on the wire, applied after decoding. A message whose buffers declare more fails its call with
-        /// <see cref="Grpc.Core.StatusCode.ResourceExhausted"/> before anything is allocated for it. 4 MiB (4,194,304) by
-        /// default, gRPC's own default; an interceptor cannot read the server's <c>GrpcServiceOptions</c>, so give it the
-        /// same value as the server's limit. <see langword="null"/>: no limit but .NET's largest array (about 2 GiB).
+        /// <see cref="Grpc.Core.StatusCode.ResourceExhausted"/> before anything is allocated for it. Registered with
+        /// ArrowLz4Fast.Flight.AspNetCore's <c>AddArrowLz4()</c>, it is by default the server's own
+        /// <c>GrpcServiceOptions.MaxReceiveMessageSize</c> (64 MiB when that is <see langword="null"/>); an interceptor made
+        /// directly cannot read the server's options and takes 4 MiB (4,194,304), gRPC's own default. Setting it overrides
+        /// either. <see langword="null"/>: no limit but .NET's largest array (about 2 GiB).
         /// </summary>
-        public int? MaxReceiveMessageSize { get; set; } = 4 * 1024 * 1024;
+        public int? MaxReceiveMessageSize
+        {
+            get => _maxReceiveMessageSize;
+            set
+            {
+                _maxReceiveMessageSize = value;
+                MaxReceiveMessageSizeIsSet = true;
+            }
+        }
+
+        private int? _maxReceiveMessageSize = 4 * 1024 * 1024;
+
+        /// <summary>Whether the user set <see cref="MaxReceiveMessageSize"/>, so that a default from the server's options does not replace it.</summary>
+        internal bool MaxReceiveMessageSizeIsSet { get; private set; }
+
+        /// <summary>Where the message limit came from, named in refusals; <see langword="null"/> for this type's own option.</summary>
+        internal string? MaxReceiveMessageSizeSource { get; set; }
 
         /// <summary>
         /// The most data_body bytes, after decoding, one DoPut or DoExchange may receive in all, compressed messages and

@@ -50,11 +50,9 @@ namespace ArrowLz4Fast.Flight.Tests
                 MaxReceiveMessageSize = 64 << 20,
             }));
 
-            builder.Services.AddGrpc(o =>
-            {
-                o.MaxReceiveMessageSize = 64 << 20;                          // for uploads
-                o.Interceptors.Add<Lz4FlightServerInterceptor>(new Lz4FlightServerOptions { MaxReceiveMessageSize = 64 << 20 });
-            }).AddFlightServer<MyFlightServer>();                            // decodes uploads, compresses for clients that ask
+            builder.Services.AddGrpc(o => o.MaxReceiveMessageSize = 64 << 20) // for uploads: wire and decoded bytes
+                .AddArrowLz4()                                               // decodes uploads, compresses for clients that ask
+                .AddFlightServer<MyFlightServer>();
             // SNIPPET END
 
             await RunAsync(builder, channel, client, uploads);
@@ -77,17 +75,13 @@ namespace ArrowLz4Fast.Flight.Tests
                 MaxReceiveMessageSize = 64 << 20,                                            // the same limit, on decoded bytes
             }));
 
-            // Server (Apache.Arrow.Flight.AspNetCore): one global interceptor, after any authentication interceptor, and the
-            // limit for uploads.
+            // Server (Apache.Arrow.Flight.AspNetCore and ArrowLz4Fast.Flight.AspNetCore): the LZ4 interceptor goes after those
+            // added before it (authentication first), and gRPC's limit for uploads bounds their decoded bytes too.
             builder.Services.AddGrpc(o =>
             {
                 o.MaxReceiveMessageSize = 64 << 20;
                 o.Interceptors.Add<MyAuthInterceptor>();
-                o.Interceptors.Add<Lz4FlightServerInterceptor>(new Lz4FlightServerOptions
-                {
-                    MaxReceiveMessageSize = 64 << 20, // the same limit, on decoded bytes (4 MiB when not set)
-                });
-            }).AddFlightServer<MyFlightServer>();
+            }).AddArrowLz4().AddFlightServer<MyFlightServer>();
             // SNIPPET END
 
             await RunAsync(builder, channel, client, client);
