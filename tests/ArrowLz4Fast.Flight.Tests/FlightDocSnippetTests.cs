@@ -31,7 +31,7 @@ namespace ArrowLz4Fast.Flight.Tests
         // A batch of 200,000 rows: over 6 MB LZ4-compressed (32 random bytes a row stay raw), more uncompressed.
         private static List<RecordBatch> Table() => TestTables.Batches(1, 200_000, seed: 11).ToList();
 
-        // README.md, "Flight".
+        // The calls README.md's "Flight" section names, with the limits it asks for.
         [Fact]
         public async Task Readme_flight_setup()
         {

@@ -49,7 +49,7 @@ namespace ArrowLz4Fast.Tests
             Assert.Contains(lines, line => line.StartsWith("corrupt at byte ", StringComparison.Ordinal) && (line.Contains("of the compressed input", StringComparison.Ordinal) || line.Contains("decompressed from the LZ4 frame", StringComparison.Ordinal)));
         }
 
-        // README.md, "Read and write".
+        // docs/api.md, "Reading and writing".
         [Fact]
         public void Readme_read_and_write()
         {
@@ -91,7 +91,7 @@ namespace ArrowLz4Fast.Tests
             Assert.True(batch!.Length > 0);
         }
 
-        // README.md, "Memory: SlabMemoryAllocator", and docs/memory.md (the same snippet).
+        // docs/memory.md, the allocator snippet (README.md, "Read and write", names it in prose).
         [Fact]
         public void Readme_and_memory_doc_allocator()
         {
@@ -118,7 +118,7 @@ namespace ArrowLz4Fast.Tests
             AssertWriterReadsBack(expected, writer, output, written => new ArrowStreamReader(written, allocator, factory, leaveOpen: false));
         }
 
-        // README.md, "Parallel decode and encode".
+        // The codec's parallel options with their defaults (README.md points to docs/parallel.md, whose snippet is below).
         [Fact]
         public void Readme_parallel_options()
         {
@@ -136,7 +136,7 @@ namespace ArrowLz4Fast.Tests
             AssertReadsBack(expected, reader.ReadNextRecordBatch());
         }
 
-        // src/ArrowLz4Fast.Frames/README.md (the package's own readme), and README.md, "Without Arrow" (its first half).
+        // src/ArrowLz4Fast.Frames/README.md (the package's own readme).
         [Fact]
         public void Frames_readme_frame_api()
         {
@@ -168,7 +168,7 @@ namespace ArrowLz4Fast.Tests
             Assert.True(data.AsSpan().SequenceEqual(destination.AsSpan(0, written)));
         }
 
-        // README.md, "Without Arrow: frames and streams" (the streams).
+        // docs/streams.md, the decoding stream, and Lz4FramedArrow's one line (README.md, "Lz4FramedArrow", in prose).
         [Fact]
         public void Readme_frame_stream_and_framed_arrow()
         {
@@ -202,7 +202,7 @@ namespace ArrowLz4Fast.Tests
             }
         }
 
-        // README.md, "Parallel read of IPC streams".
+        // README.md, "Parallel read" (in prose), and docs/parallel-read.md, "Usage".
         [Fact]
         public void Readme_parallel_read()
         {
