@@ -51,13 +51,13 @@ namespace ArrowLz4Fast
         private bool TryDeferBody(FlatReader reader, in IpcMessage message)
         {
             int length = (int)message.BodyLength;
-            if (_readAhead is null || !_synchronous || _lookaheadStart < _lookaheadEnd || message.BufferCount < 2
+            if (_readAhead is null || !_synchronous || _input.HasLookahead || message.BufferCount < 2
                 || length < Math.Max(BufferHead, _decoder.MinimumParallelLength) || length / message.BufferCount < MinimumArrivingBuffer)
                 return false;
             long start;
             try
             {
-                start = _input.Position;
+                start = _input.Offset;
                 if (InputLeft() < length)
                     return false;
             }
@@ -81,7 +81,6 @@ namespace ArrowLz4Fast
             {
                 // As for a short read: the body is read whole, and any failure is met there.
             }
-            _input.Position = start;
             if (!read)
                 return false;
             _bodySource = _body.AsMemory(0, length);
@@ -101,8 +100,7 @@ namespace ArrowLz4Fast
                 int count = (int)Math.Min(reader.ReadInt64(at + 8), BufferHead);
                 if (count == 0)
                     continue;
-                _input.Position = start + offset;
-                if (ReadUpTo(_body, offset, count) < count)
+                if (_input.ReadAt(start + offset, _body, offset, count) < count)
                     return false;
             }
             return true;
@@ -115,7 +113,7 @@ namespace ArrowLz4Fast
             // The stream's own count rules: a decode retried after a failure, or asked again once all is there, reads nothing twice.
             if (!_arriving)
                 return length;
-            Arrived(ReadInput(_body, _arrived, Math.Min(length - _arrived, ArrivalChunk)));
+            Arrived(_input.Read(_body, _arrived, Math.Min(length - _arrived, ArrivalChunk)));
             return _arrived;
         }
 
@@ -125,7 +123,7 @@ namespace ArrowLz4Fast
             int length = (int)_message.BodyLength;
             while (_arriving)
             {
-                int n = await ReadInputAsync(_body.AsMemory(_arrived, length - _arrived), cancellationToken).ConfigureAwait(false);
+                int n = await _input.ReadAsync(_body.AsMemory(_arrived, length - _arrived), _body, cancellationToken).ConfigureAwait(false);
                 Arrived(n);
             }
         }
@@ -135,7 +133,7 @@ namespace ArrowLz4Fast
         {
             int length = (int)_message.BodyLength;
             if (n <= 0)
-                IpcErrors.ThrowTruncated(_position, "a message body", length, _arrived);
+                IpcErrors.ThrowTruncated(_input.Position, "a message body", length, _arrived);
             _arrived += n;
             if (_arrived == length)
                 _arriving = false;
