@@ -228,6 +228,7 @@ namespace ArrowLz4Fast
                 _items = ArrayPool<IpcBufferItem>.Shared.Rent(message.BufferCount);
             }
             _bodyOffset = _input.Position;
+            _reading = false;
             _known = Known.MetadataBuffers;
             return message;
         }

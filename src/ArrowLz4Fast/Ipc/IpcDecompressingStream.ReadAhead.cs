@@ -98,7 +98,9 @@ namespace ArrowLz4Fast
                     return;
                 }
                 long total = metadata + (long)length + message.BodyLength;
-                if (message.Lz4 && message.BodyLength <= DefaultMaxBodyLength && total <= available && total <= int.MaxValue - 64)
+                // A body a file will read at positions, on the threads that decode it, is not copied ahead.
+                bool readAtPositions = _input.ReadsAtPositions && Deferrable(message.BodyLength, message.BufferCount);
+                if (message.Lz4 && !readAtPositions && message.BodyLength <= DefaultMaxBodyLength && total <= available && total <= int.MaxValue - 64)
                     Fill(ref ahead, ref got, (int)total);
             }
             catch (Exception)

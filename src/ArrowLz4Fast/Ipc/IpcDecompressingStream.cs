@@ -332,7 +332,7 @@ namespace ArrowLz4Fast
                     case State.Header:
                         return ServeHeader(destination.Span);
                     case State.Body:
-                        if (_arriving)
+                        if (_arriving || _reading)
                             await ArriveAsync(cancellationToken).ConfigureAwait(false);
                         // Arrow's async read passes the body buffer's Memory before reaching its span.
                         bool zeroingOwed = IsWholeBodyRead(destination.Length)
@@ -380,7 +380,7 @@ namespace ArrowLz4Fast
             {
                 try
                 {
-                    _decoder.Decode(CompressedBody, destination.Slice(0, _outputLength), _bodyOffset, _items, _itemCount, BodyFill, alongside);
+                    _decoder.Decode(CompressedBody, destination.Slice(0, _outputLength), _bodyOffset, _items, _itemCount, BodyFill, alongside, BodyRead);
                 }
                 catch when (zeroingOwed)
                 {
@@ -402,7 +402,7 @@ namespace ArrowLz4Fast
                     _window = null;
                     _window = ArrayPool<byte>.Shared.Rent(_outputLength);
                 }
-                _decoder.Decode(CompressedBody, _window.AsSpan(0, _outputLength), _bodyOffset, _items, _itemCount, BodyFill);
+                _decoder.Decode(CompressedBody, _window.AsSpan(0, _outputLength), _bodyOffset, _items, _itemCount, BodyFill, read: BodyRead);
                 Decoded(_window.AsSpan(0, _outputLength));
                 _windowReady = true;
             }

@@ -82,6 +82,44 @@ namespace ArrowLz4Fast.Tests
             Assert.Equal(trailer, rest.Take(trailer.Length));
         }
 
+        /// <summary>
+        /// A file that shrinks after a body's metadata was served, while the body is still to be read (at positions, by
+        /// the threads that decode it, on .NET 8): the read of the body is an <see cref="InvalidDataException"/> at the
+        /// offset where the file now ends, never another exception.
+        /// </summary>
+        [Theory]
+        [InlineData(2, false)]
+        [InlineData(4, false)]
+        [InlineData(2, true)]
+        public async Task A_file_that_ends_inside_a_deferred_body_is_invalid_data(int degree, bool asynchronous)
+        {
+            byte[] bytes = File.ReadAllBytes(Corpus.Committed("ipc/pyarrow/strings.arrows"));
+            IpcMutator.Message first = IpcMutator.Messages(bytes)[1];
+            Lz4FastOptions options = IpcWrapped.Options(degree, 1);
+            // Where the first body starts in the decompressed stream: after the schema and the batch's rewritten metadata.
+            byte[] decompressed = IpcWrapped.Drain(bytes, options, new[] { 0 });
+            int schema = 8 + BitConverter.ToInt32(decompressed, 4);
+            int bodyStart = schema + 8 + BitConverter.ToInt32(decompressed, schema + 4);
+            string path = Path.Combine(_directory, "shrinking.arrows");
+            File.WriteAllBytes(path, bytes);
+            long cut = first.Body + (first.BodyLength / 2);
+
+            using var input = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite);
+            using var stream = new IpcDecompressingStream(input, options);
+            var buffer = new byte[decompressed.Length];
+            int served = 0;
+            while (served < bodyStart)
+                served += stream.Read(buffer, served, bodyStart - served);
+            using (var writer = new FileStream(path, FileMode.Open, FileAccess.Write, FileShare.ReadWrite))
+                writer.SetLength(cut);
+
+            var error = asynchronous
+                ? await Assert.ThrowsAsync<InvalidDataException>(() => stream.ReadAsync(buffer, served, buffer.Length - served))
+                : Assert.Throws<InvalidDataException>(() => stream.Read(buffer, served, buffer.Length - served));
+            Assert.Contains("ends inside a message body", error.Message, StringComparison.Ordinal);
+            Assert.Equal(cut, Assert.IsType<Frames.Lz4FrameException>(error.InnerException).Offset);
+        }
+
         private static async Task AssertReadsAs(List<RecordBatch> official, string path, int degree, ICompressionCodecFactory? factory, bool fileFormat)
         {
             foreach (bool asynchronous in new[] { false, true })
