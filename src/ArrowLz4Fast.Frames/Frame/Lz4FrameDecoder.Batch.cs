@@ -119,6 +119,47 @@ namespace ArrowLz4Fast.Frames
             Lz4FrameBatchJob.RunArriving(source, destination, items, sequential, parallelism.MaxDegreeOfParallelism, fill, alongside);
         }
 
+        /// <summary>
+        /// Decodes as <see cref="DecodeBatch"/> does a source that is not there yet: each thread, the calling one and
+        /// the helpers, runs <paramref name="read"/> for the source range of an item it claims, then decodes that item
+        /// (reading a file at positions on every thread, say, instead of copying it whole first).
+        /// </summary>
+        /// <remarks>
+        /// <paramref name="read"/> must write the bytes of the range it is given into the memory behind
+        /// <paramref name="source"/>; it runs on several threads at once, for ranges that do not overlap. An
+        /// <see cref="InvalidDataException"/> or <see cref="NotSupportedException"/> it throws is the item's failure,
+        /// reported as a decoding failure is; any other exception is thrown once the helpers are done. When the batch
+        /// runs sequentially, each item is read, then decoded, in order.
+        /// </remarks>
+        /// <param name="source">The memory the items' source ranges are read into.</param>
+        /// <param name="destination">The memory the items' destination ranges are in.</param>
+        /// <param name="items">The frames to decode and where.</param>
+        /// <param name="options">Checksum verification and parallelism.</param>
+        /// <param name="read">Brings one item's source range.</param>
+        /// <exception cref="ArgumentNullException"><paramref name="read"/> is null.</exception>
+        /// <exception cref="ArgumentOutOfRangeException">An item's range is negative or outside the source or the destination.</exception>
+        /// <exception cref="ArgumentException">A stored item's two lengths differ.</exception>
+        /// <exception cref="InvalidDataException">An item's bytes are malformed (as for <see cref="DecodeBatch"/>), or its read failed so.</exception>
+        /// <exception cref="NotSupportedException">An item's frame names a dictionary.</exception>
+        public static void DecodeBatchReading(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions options, Lz4BatchSourceRead read)
+        {
+            if (read is null)
+                throw new ArgumentNullException(nameof(read));
+            long total = Lz4FrameBatchItem.Check(items, source.Length, destination.Length).Destinations;
+            var sequential = new Lz4FrameDecoderOptions(options.VerifyChecksums, Lz4Parallelism.Sequential);
+            Lz4Parallelism parallelism = options.Parallelism;
+            if (!parallelism.IsParallel || items.Length < 2 || total < parallelism.MinimumLength)
+            {
+                for (int i = 0; i < items.Length; i++)
+                {
+                    read(items[i].SourceOffset, items[i].SourceLength);
+                    DecodeBatchItem(source, destination, in items[i], i, sequential);
+                }
+                return;
+            }
+            Lz4FrameBatchJob.RunReading(source, destination, items, sequential, parallelism.MaxDegreeOfParallelism, read);
+        }
+
         private static void Decode(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions options, Action? alongside)
         {
             long total = Lz4FrameBatchItem.Check(items, source.Length, destination.Length).Destinations;

@@ -34,6 +34,9 @@ namespace ArrowLz4Fast.Frames
         private int _arrived;
         private volatile bool _abandoned;
 
+        // A source each thread reads itself (DecodeBatchReading): the range of an item, before that item is decoded.
+        private Lz4BatchSourceRead? _read;
+
         public Lz4FrameBatchJob() => _fillThenAlongside = FillThenAlongside;
 
         /// <summary>Decodes every item; <paramref name="alongside"/> runs on the calling thread while the helpers start on the first part.</summary>
@@ -52,6 +55,14 @@ namespace ArrowLz4Fast.Frames
             job._arrived = 0;
             job._abandoned = false;
             Run(source, destination, items, sequential, degree, job, job._fillThenAlongside);
+        }
+
+        /// <summary>Decodes every item, each thread reading the source range of an item it claims before decoding it.</summary>
+        public static void RunReading(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions sequential, int degree, Lz4BatchSourceRead read)
+        {
+            Lz4FrameBatchJob job = Lz4JobPool<Lz4FrameBatchJob>.Rent();
+            job._read = read;
+            Run(source, destination, items, sequential, degree, job, alongside: null);
         }
 
         private static void Run(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions sequential, int degree, Lz4FrameBatchJob job, Action? alongside)
@@ -84,6 +95,7 @@ namespace ArrowLz4Fast.Frames
                 job._error = null;
                 job._fill = null;
                 job._alongside = null;
+                job._read = null;
                 Lz4JobPool<Lz4FrameBatchJob>.Return(job);
             }
         }
@@ -123,6 +135,8 @@ namespace ArrowLz4Fast.Frames
                 return;
             try
             {
+                if (_read is not null)
+                    _read(_items[item].SourceOffset, _items[item].SourceLength);
                 Lz4FrameDecoder.DecodeBatchItem(
                     new ReadOnlySpan<byte>(_source, _sourceLength), new Span<byte>(_destination, _destinationLength), in _items[item], item, _options);
             }

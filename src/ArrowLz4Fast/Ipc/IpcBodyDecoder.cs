@@ -46,9 +46,11 @@ namespace ArrowLz4Fast.Ipc
         /// given, brings the body in (only each buffer's first bytes are there yet): the helpers decode the buffer-level
         /// batch as it arrives, and any other way first fills it whole. <paramref name="alongside"/> (the stream's
         /// read-ahead) runs on the calling thread while the helpers decode the buffer-level batch, after the fill: at
-        /// most once, and not at all when the body is decoded otherwise.
+        /// most once, and not at all when the body is decoded otherwise. <paramref name="read"/>, when given instead,
+        /// brings a range of the body (only each buffer's first bytes are there yet): each thread of the buffer-level
+        /// batch reads the buffers it claims, and any other way first reads the body whole.
         /// </summary>
-        public void Decode(ReadOnlySpan<byte> body, Span<byte> destination, long bodyOffset, IpcBufferItem[] items, int count, Lz4BatchSourceFill? fill = null, Action? alongside = null)
+        public void Decode(ReadOnlySpan<byte> body, Span<byte> destination, long bodyOffset, IpcBufferItem[] items, int count, Lz4BatchSourceFill? fill = null, Action? alongside = null, Lz4BatchSourceRead? read = null)
         {
             // Padding is zeroed so that the output never depends on what the destination held.
             int end = 0;
@@ -73,6 +75,7 @@ namespace ArrowLz4Fast.Ipc
             {
                 Lz4FrameDecoderOptions options = _degree > 1 && largest >= _minimumParallelLength ? _blockParallel : _sequential;
                 Arrive(fill, body.Length);
+                read?.Invoke(0, body.Length);
                 DecodeInOrder(body, destination, bodyOffset, items, count, options);
                 return;
             }
@@ -103,12 +106,22 @@ namespace ArrowLz4Fast.Ipc
                 else
                     _batch[n++] = new Lz4FrameBatchItem(item.Source, item.SourceLength, item.Destination, item.Length, item.Raw);
             }
+            if (read is not null && (split > 0 || n == 0))
+            {
+                // Split frames decode block by block after the batch: their bytes must all be there.
+                read(0, body.Length);
+                read = null;
+            }
             try
             {
                 // Not with split frames: the helpers would finish the batch while the caller reads ahead, and park before
                 // the block step that follows (waking them costs more than the read-ahead saves: 64 KiB strings shape).
                 // A body arriving: each buffer is decoded once its bytes are there, while the caller copies the rest.
-                if (n > 0 && split == 0 && fill is not null)
+                if (read is not null)
+                {
+                    Lz4FrameDecoder.DecodeBatchReading(body, destination, _batch.AsSpan(0, n), _bufferParallel, read);
+                }
+                else if (n > 0 && split == 0 && fill is not null)
                 {
                     Lz4FrameDecoder.DecodeBatchArriving(body, destination, _batch.AsSpan(0, n), _bufferParallel, fill, alongside);
                 }
@@ -130,6 +143,7 @@ namespace ArrowLz4Fast.Ipc
                 // Bad input is rare: the buffers decode again in body order so that the error is the one the
                 // sequential path gives, worded for the stream and at its offset in the input.
                 Arrive(fill, body.Length);
+                read?.Invoke(0, body.Length);
                 DecodeInOrder(body, destination, bodyOffset, items, count, _sequential);
                 throw;
             }

@@ -2,7 +2,6 @@ using System;
 using System.Buffers;
 using System.Buffers.Binary;
 using System.IO;
-using System.Runtime.InteropServices;
 using System.Threading;
 using System.Threading.Tasks;
 using ArrowLz4Fast.Ipc;
@@ -87,20 +86,17 @@ namespace ArrowLz4Fast
                 switch (_phase)
                 {
                     case Phase.Open:
-                        _origin = _input.CanSeek ? _input.Position : 0;
+                        _origin = _input.Seekable ? _input.Offset : 0;
                         return Want(Phase.Magic, Target.Lookahead, 0, 8, 0);
                     case Phase.Magic:
-                        _lookaheadEnd = got;
-                        if (BeginFile(got))
-                        {
-                            _position = 8;
-                            FindFooter(_origin);
-                        }
+                        // An IPC file is read as the stream it embeds, up to its footer when the input can say where that starts.
+                        if (_input.SkipFileMagic())
+                            _fileEnd = _input.FindFooter(_origin);
                         _state = State.NextMessage;
                         _phase = Phase.Message;
                         break;
                     case Phase.Message:
-                        _messageStart = _position;
+                        _messageStart = _input.Position;
                         BeginMessage();
                         if (AtFileEnd())
                             return false;
@@ -130,12 +126,12 @@ namespace ArrowLz4Fast
                         return _drainAtEnd && Want(Phase.Drained, Target.Drain, 0, 0, 0);
                     case Phase.Metadata:
                         if (got < _metadataLength)
-                            IpcErrors.ThrowTruncated(_position, "message metadata", _metadataLength, got);
+                            IpcErrors.ThrowTruncated(_input.Position, "message metadata", _metadataLength, got);
                         _message = ParseMetadata(_metadataLength, out _reader);
                         // Anything but an LZ4 body passes through as it is: its header is queued already.
                         if (!_message.Lz4)
                             return false;
-                        if (TryBorrowBody((int)_message.BodyLength) || TryDeferBody(_reader, _message))
+                        if (_input.TryBorrow((int)_message.BodyLength, out _bodySource) || TryDeferBody(_reader, _message))
                         {
                             FinishCompressed(_reader, _message, _metadataLength);
                             return false;
@@ -143,7 +139,7 @@ namespace ArrowLz4Fast
                         return Want(Phase.Body, Target.Body, 0, (int)_message.BodyLength, 0);
                     case Phase.Body:
                         if (got < _message.BodyLength)
-                            IpcErrors.ThrowTruncated(_position, "a message body", _message.BodyLength, got);
+                            IpcErrors.ThrowTruncated(_input.Position, "a message body", _message.BodyLength, got);
                         // Read after the fill: the fill may have replaced the body buffer with a larger one.
                         _bodySource = _body.AsMemory(0, (int)_message.BodyLength);
                         FinishCompressed(_reader, _message, _metadataLength);
@@ -152,48 +148,6 @@ namespace ArrowLz4Fast
                         return false;
                 }
             }
-        }
-
-        /// <summary>
-        /// Decodes the body from where it is, and moves the input past it, when the input holds it in memory: the
-        /// stream of the <see cref="ReadOnlyMemory{T}"/> constructor, or exactly a <see cref="MemoryStream"/> whose
-        /// array is exposed and holds the whole body (a derived stream may read otherwise than its array says). The body
-        /// is then not copied.
-        /// </summary>
-        private bool TryBorrowBody(int length)
-        {
-            if (_lookaheadStart < _lookaheadEnd)
-            {
-                // Read ahead (IpcDecompressingStream.ReadAhead.cs): decoded where it is, as from memory.
-                if (_lookaheadEnd - _lookaheadStart < length)
-                    return false;
-                _bodySource = new ReadOnlyMemory<byte>(_lookahead, _lookaheadStart, length);
-                _lookaheadStart += length;
-                _position += length;
-                return true;
-            }
-            if (_input is ReadOnlyMemoryStream memory)
-            {
-                if (!memory.TryTake(length, out _bodySource))
-                    return false;
-            }
-            else
-            {
-                long at;
-                if (!TryGetExposedArray(_input, out ArraySegment<byte> array) || (at = _input.Position) > array.Count - (long)length)
-                    return false;
-                _bodySource = new ReadOnlyMemory<byte>(array.Array, array.Offset + (int)at, length);
-                _input.Position = at + length;
-            }
-            _position += length;
-            return true;
-        }
-
-        /// <summary>The array of exactly a <see cref="MemoryStream"/> that exposes it (a derived stream may read otherwise than its array says).</summary>
-        private static bool TryGetExposedArray(Stream input, out ArraySegment<byte> array)
-        {
-            array = default;
-            return input.GetType() == typeof(MemoryStream) && ((MemoryStream)input).TryGetBuffer(out array);
         }
 
         private bool Want(Phase next, Target target, int offset, int count, int slack)
@@ -208,7 +162,7 @@ namespace ArrowLz4Fast
 
         private bool AtFileEnd()
         {
-            if (_fileEnd < 0 || _position < _fileEnd)
+            if (_fileEnd < 0 || _input.Position < _fileEnd)
                 return false;
             _state = State.End;
             return true;
@@ -247,7 +201,7 @@ namespace ArrowLz4Fast
         /// </summary>
         private IpcMessage ParseMetadata(int length, out FlatReader reader)
         {
-            long metadataOffset = _position - length;
+            long metadataOffset = _input.Position - length;
             reader = new FlatReader(_header, 8, length, metadataOffset);
             IpcMessage message = IpcMessageParser.Parse(reader);
             _message = message;
@@ -273,7 +227,8 @@ namespace ArrowLz4Fast
                     ArrayPool<IpcBufferItem>.Shared.Return(_items);
                 _items = ArrayPool<IpcBufferItem>.Shared.Rent(message.BufferCount);
             }
-            _bodyOffset = _position;
+            _bodyOffset = _input.Position;
+            _reading = false;
             _known = Known.MetadataBuffers;
             return message;
         }
@@ -310,18 +265,16 @@ namespace ArrowLz4Fast
             switch (_fillTarget)
             {
                 case Target.Lookahead:
-                    return ReadUpTo(_lookahead, 0, _fillCount);
+                    return _input.Peek(_fillCount);
                 case Target.Drain:
-                    while (_input.Read(_body, 0, _body.Length) > 0)
-                    {
-                    }
+                    _input.Drain(_body);
                     return 0;
             }
             int got = 0;
             while (got < _fillCount)
             {
                 int chunk = Reserve(ref FillBuffer, _fillOffset, got, _fillCount, _fillSlack);
-                int m = ReadInput(FillBuffer, _fillOffset + got, chunk);
+                int m = _input.Read(FillBuffer, _fillOffset + got, chunk);
                 if (m <= 0)
                     break;
                 got += m;
@@ -334,22 +287,16 @@ namespace ArrowLz4Fast
             switch (_fillTarget)
             {
                 case Target.Lookahead:
-                    int read = 0;
-                    int n;
-                    while (read < _fillCount && (n = await ReadRawAsync(_lookahead, read, _fillCount - read, cancellationToken).ConfigureAwait(false)) > 0)
-                        read += n;
-                    return read;
+                    return await _input.PeekAsync(_fillCount, cancellationToken).ConfigureAwait(false);
                 case Target.Drain:
-                    while (await ReadRawAsync(_body, 0, _body.Length, cancellationToken).ConfigureAwait(false) > 0)
-                    {
-                    }
+                    await _input.DrainAsync(_body, cancellationToken).ConfigureAwait(false);
                     return 0;
             }
             int got = 0;
             while (got < _fillCount)
             {
                 int chunk = Reserve(ref FillBuffer, _fillOffset, got, _fillCount, _fillSlack);
-                int m = await ReadInputAsync(FillBuffer.AsMemory(_fillOffset + got, chunk), cancellationToken).ConfigureAwait(false);
+                int m = await _input.ReadAsync(FillBuffer.AsMemory(_fillOffset + got, chunk), _body, cancellationToken).ConfigureAwait(false);
                 if (m <= 0)
                     break;
                 got += m;
@@ -359,27 +306,6 @@ namespace ArrowLz4Fast
 
         /// <summary>The array a metadata or body fill reads into (it may be replaced by a larger one as bytes arrive).</summary>
         private ref byte[] FillBuffer => ref _fillTarget == Target.Header ? ref _header : ref _body;
-
-        /// <summary>
-        /// Reads the input into an array until <paramref name="count"/> bytes are there or the input ends, and returns how
-        /// many came; uncounted, as <see cref="ReadRawAsync"/>.
-        /// </summary>
-        private int ReadUpTo(byte[] buffer, int offset, int count)
-        {
-            int got = 0;
-            int n;
-            while (got < count && (n = _input.Read(buffer, offset + got, count - got)) > 0)
-                got += n;
-            return got;
-        }
-
-        /// <summary>Reads the input into an array, uncounted (the lookahead is counted as it is served; a drain is past the end).</summary>
-        private ValueTask<int> ReadRawAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) =>
-#if NET
-            _input.ReadAsync(buffer.AsMemory(offset, count), cancellationToken);
-#else
-            new(_input.ReadAsync(buffer, offset, count, cancellationToken));
-#endif
 
         /// <summary>
         /// Makes room for the next read and returns its size. The buffer grows at most by what has arrived so far, so a
@@ -392,7 +318,7 @@ namespace ArrowLz4Fast
             if (room <= 0 || (room < want && room < InitialChunk))
             {
                 long step = Math.Min(want, Math.Max(got, InitialChunk));
-                if (_input.CanSeek && _lookaheadStart == _lookaheadEnd && _input.Length - _input.Position >= want)
+                if (_input.Seekable && !_input.HasLookahead && _input.Left >= want)
                     step = want;
                 long size = Math.Max((long)offset + got + step + slack, Math.Min(buffer.Length * 2L, (long)offset + count + slack));
                 byte[] larger = ArrayPool<byte>.Shared.Rent((int)Math.Min(size, int.MaxValue - 64));
@@ -402,67 +328,6 @@ namespace ArrowLz4Fast
                 room = buffer.Length - slack - offset - got;
             }
             return Math.Min(want, room);
-        }
-
-        /// <summary>Reads into one of the stream's own arrays, straight through the array overload on every target.</summary>
-        private int ReadInput(byte[] buffer, int offset, int count)
-        {
-            if (_lookaheadStart < _lookaheadEnd)
-                return FromLookahead(buffer.AsSpan(offset, count));
-            int n = _input.Read(buffer, offset, count);
-            if (n > 0)
-                _position += n;
-            return n;
-        }
-
-        /// <summary>Reads into the caller's span, when a message passes through.</summary>
-        private int ReadInput(Span<byte> destination)
-        {
-            if (_lookaheadStart < _lookaheadEnd)
-                return FromLookahead(destination);
-#if NET
-            int n = _input.Read(destination);
-#else
-            // netstandard2.0's Stream reads arrays only; the body buffer is idle while a body passes through (never
-            // while the stream fills it: that goes through the array overload above).
-            int n = _input.Read(_body, 0, Math.Min(destination.Length, _body.Length));
-            _body.AsSpan(0, Math.Max(n, 0)).CopyTo(destination);
-#endif
-            if (n > 0)
-                _position += n;
-            return n;
-        }
-
-        private async ValueTask<int> ReadInputAsync(Memory<byte> destination, CancellationToken cancellationToken)
-        {
-            if (_lookaheadStart < _lookaheadEnd)
-                return FromLookahead(destination.Span);
-#if NET
-            int n = await _input.ReadAsync(destination, cancellationToken).ConfigureAwait(false);
-#else
-            int n;
-            if (MemoryMarshal.TryGetArray(destination, out ArraySegment<byte> array))
-            {
-                n = await _input.ReadAsync(array.Array!, array.Offset, array.Count, cancellationToken).ConfigureAwait(false);
-            }
-            else
-            {
-                n = await _input.ReadAsync(_body, 0, Math.Min(destination.Length, _body.Length), cancellationToken).ConfigureAwait(false);
-                _body.AsSpan(0, Math.Max(n, 0)).CopyTo(destination.Span);
-            }
-#endif
-            if (n > 0)
-                _position += n;
-            return n;
-        }
-
-        private int FromLookahead(Span<byte> destination)
-        {
-            int n = Math.Min(destination.Length, _lookaheadEnd - _lookaheadStart);
-            _lookahead.AsSpan(_lookaheadStart, n).CopyTo(destination);
-            _lookaheadStart += n;
-            _position += n;
-            return n;
         }
     }
 }

@@ -26,11 +26,6 @@ namespace ArrowLz4Fast
         // The array the next read-ahead fills; the lookahead in use may still hold the body being decoded.
         private byte[]? _spare;
 
-        /// <summary>Whether reading ahead can pay: helpers to decode alongside, and an input whose bytes are there but not in memory already.</summary>
-        /// <remarks>A <see cref="MemoryStream"/> that exposes its array lends its bodies already (its answer is fixed when it is made).</remarks>
-        private static bool CanReadAhead(Stream input, IpcBodyDecoder decoder) =>
-            decoder.Degree > 1 && input.CanSeek && input is not ReadOnlyMemoryStream && !TryGetExposedArray(input, out _);
-
         /// <summary>
         /// Whether to read ahead while this body decodes: the body is long enough for the helpers, nothing is read ahead
         /// yet, and at least a parallel body's worth of input is left. Otherwise (the last batch of a stream, say) the
@@ -43,7 +38,7 @@ namespace ArrowLz4Fast
         /// </remarks>
         private bool WorthReadingAhead()
         {
-            if (_readAhead is null || _outputLength < _decoder.MinimumParallelLength || _lookaheadStart < _lookaheadEnd)
+            if (_readAhead is null || _outputLength < _decoder.MinimumParallelLength || _input.HasLookahead)
                 return false;
             try
             {
@@ -62,9 +57,9 @@ namespace ArrowLz4Fast
         /// </summary>
         private long InputLeft()
         {
-            long left = _input.Length - _input.Position;
+            long left = _input.Left;
             if (_fileEnd >= 0)
-                left = Math.Min(left, _fileEnd - _position);
+                left = Math.Min(left, _fileEnd - _input.Position);
             return left - ArrivingLeft;
         }
 
@@ -95,7 +90,7 @@ namespace ArrowLz4Fast
                 IpcMessage message;
                 try
                 {
-                    message = IpcMessageParser.Parse(new FlatReader(ahead, metadata, length, _position + metadata));
+                    message = IpcMessageParser.Parse(new FlatReader(ahead, metadata, length, _input.Position + metadata));
                 }
                 catch (InvalidDataException)
                 {
@@ -103,7 +98,9 @@ namespace ArrowLz4Fast
                     return;
                 }
                 long total = metadata + (long)length + message.BodyLength;
-                if (message.Lz4 && message.BodyLength <= DefaultMaxBodyLength && total <= available && total <= int.MaxValue - 64)
+                // A body a file will read at positions, on the threads that decode it, is not copied ahead.
+                bool readAtPositions = _input.ReadsAtPositions && Deferrable(message.BodyLength, message.BufferCount);
+                if (message.Lz4 && !readAtPositions && message.BodyLength <= DefaultMaxBodyLength && total <= available && total <= int.MaxValue - 64)
                     Fill(ref ahead, ref got, (int)total);
             }
             catch (Exception)
@@ -113,10 +110,7 @@ namespace ArrowLz4Fast
             finally
             {
                 // What was read is the input's next bytes, whatever happened: it becomes the lookahead.
-                _spare = _lookahead;
-                _lookahead = ahead;
-                _lookaheadStart = 0;
-                _lookaheadEnd = got;
+                _spare = _input.ReplaceLookahead(ahead, got);
             }
         }
 
@@ -130,7 +124,7 @@ namespace ArrowLz4Fast
                 ArrayPool<byte>.Shared.Return(ahead);
                 ahead = larger;
             }
-            got += ReadUpTo(ahead, got, count - got);
+            got += _input.ReadUpTo(ahead, got, count - got);
             return got == count;
         }
     }

@@ -1,6 +1,5 @@
 using System;
 using System.Buffers;
-using System.Buffers.Binary;
 using System.IO;
 using System.Threading;
 using System.Threading.Tasks;
@@ -35,9 +34,8 @@ namespace ArrowLz4Fast
         private const int Continuation = -1;
         private const int HeaderSlack = 65536 + 32;
         private const int InitialChunk = 1 << 16;
-        private static readonly byte[] s_fileMagic = { (byte)'A', (byte)'R', (byte)'R', (byte)'O', (byte)'W', (byte)'1' };
 
-        private readonly Stream _input;
+        private readonly IpcInput _input;
         private readonly bool _leaveOpen;
         private readonly long _maxBodyLength;
         private readonly bool _drainAtEnd;
@@ -46,13 +44,7 @@ namespace ArrowLz4Fast
 
         private State _state;
         private State _afterHeader;
-        private long _position;
         private long _fileEnd = -1;
-        // Bytes taken from the input ahead of the message loop: the file magic, or the next message read ahead
-        // (IpcDecompressingStream.ReadAhead.cs); pooled, as is the spare array the next read-ahead fills.
-        private byte[] _lookahead = ArrayPool<byte>.Shared.Rent(16);
-        private int _lookaheadStart;
-        private int _lookaheadEnd;
 
         private byte[] _header;
         private int _headerLength;
@@ -135,19 +127,19 @@ namespace ArrowLz4Fast
             if (!input.CanRead) throw new ArgumentException("The input stream cannot be read.", nameof(input));
             if (maxBodyLength < 0 || maxBodyLength > DefaultMaxBodyLength)
                 throw new ArgumentOutOfRangeException(nameof(maxBodyLength), maxBodyLength, $"The limit must be 0 to {DefaultMaxBodyLength}.");
-            _input = input;
+            _input = IpcInput.Create(input);
             _leaveOpen = leaveOpen;
             _maxBodyLength = maxBodyLength;
             _drainAtEnd = drainAtEnd;
             _decoder = new IpcBodyDecoder(options ?? new Lz4FastOptions());
             _verifyOffsets = options?.VerifyOffsets ?? false;
-            _readAhead = CanReadAhead(input, _decoder) ? ReadAhead : null;
+            _readAhead = _decoder.Degree > 1 && _input.CanReadAhead ? ReadAhead : null;
             _header = ArrayPool<byte>.Shared.Rent(256 + HeaderSlack);
             _body = ArrayPool<byte>.Shared.Rent(InitialChunk);
         }
 
         /// <summary>The compressed stream this stream reads (for the <see cref="ReadOnlyMemory{T}"/> constructor, a read-only stream over that memory).</summary>
-        public Stream BaseStream => _input;
+        public Stream BaseStream => _input.Stream;
 
         /// <inheritdoc/>
         public override bool CanRead => !_disposed;
@@ -223,8 +215,7 @@ namespace ArrowLz4Fast
                 if (disposing)
                 {
                     ReturnArrays();
-                    if (!_leaveOpen)
-                        _input.Dispose();
+                    _input.Release(_leaveOpen);
                 }
             }
             base.Dispose(disposing);
@@ -245,10 +236,7 @@ namespace ArrowLz4Fast
             if (_items.Length > 0)
                 ArrayPool<IpcBufferItem>.Shared.Return(_items);
             _items = Array.Empty<IpcBufferItem>();
-            ArrayPool<byte>.Shared.Return(_lookahead);
-            _lookahead = Array.Empty<byte>();
             ReturnSchema();
-            _lookaheadStart = _lookaheadEnd = 0;
             if (_spare is not null)
             {
                 ArrayPool<byte>.Shared.Return(_spare);
@@ -318,7 +306,7 @@ namespace ArrowLz4Fast
                     case State.Body:
                         return ServeBody(destination, zeroingOwed, WorthReadingAhead() ? _readAhead : null);
                     case State.PassBody:
-                        int n = ReadInput(destination.Slice(0, (int)Math.Min(destination.Length, _passRemaining)));
+                        int n = _input.Read(destination.Slice(0, (int)Math.Min(destination.Length, _passRemaining)), _body);
                         return Passed(n);
                     default:
                         return 0;
@@ -344,7 +332,7 @@ namespace ArrowLz4Fast
                     case State.Header:
                         return ServeHeader(destination.Span);
                     case State.Body:
-                        if (_arriving)
+                        if (_arriving || _reading)
                             await ArriveAsync(cancellationToken).ConfigureAwait(false);
                         // Arrow's async read passes the body buffer's Memory before reaching its span.
                         bool zeroingOwed = IsWholeBodyRead(destination.Length)
@@ -352,7 +340,7 @@ namespace ArrowLz4Fast
                         // No read-ahead: it reads the input synchronously.
                         return ServeBody(destination.Span, zeroingOwed, alongside: null);
                     case State.PassBody:
-                        int n = await ReadInputAsync(destination.Slice(0, (int)Math.Min(destination.Length, _passRemaining)), cancellationToken).ConfigureAwait(false);
+                        int n = await _input.ReadAsync(destination.Slice(0, (int)Math.Min(destination.Length, _passRemaining)), _body, cancellationToken).ConfigureAwait(false);
                         return Passed(n);
                     default:
                         return 0;
@@ -363,7 +351,7 @@ namespace ArrowLz4Fast
         private int Passed(int read)
         {
             if (read <= 0)
-                IpcErrors.ThrowTruncated(_position, "a message body", _passRemaining, 0);
+                IpcErrors.ThrowTruncated(_input.Position, "a message body", _passRemaining, 0);
             _passRemaining -= read;
             if (_passRemaining == 0)
                 _state = State.NextMessage;
@@ -392,7 +380,7 @@ namespace ArrowLz4Fast
             {
                 try
                 {
-                    _decoder.Decode(CompressedBody, destination.Slice(0, _outputLength), _bodyOffset, _items, _itemCount, BodyFill, alongside);
+                    _decoder.Decode(CompressedBody, destination.Slice(0, _outputLength), _bodyOffset, _items, _itemCount, BodyFill, alongside, BodyRead);
                 }
                 catch when (zeroingOwed)
                 {
@@ -414,7 +402,7 @@ namespace ArrowLz4Fast
                     _window = null;
                     _window = ArrayPool<byte>.Shared.Rent(_outputLength);
                 }
-                _decoder.Decode(CompressedBody, _window.AsSpan(0, _outputLength), _bodyOffset, _items, _itemCount, BodyFill);
+                _decoder.Decode(CompressedBody, _window.AsSpan(0, _outputLength), _bodyOffset, _items, _itemCount, BodyFill, read: BodyRead);
                 Decoded(_window.AsSpan(0, _outputLength));
                 _windowReady = true;
             }
@@ -424,39 +412,6 @@ namespace ArrowLz4Fast
             if (_outputRead == _outputLength)
                 _state = State.NextMessage;
             return n;
-        }
-
-        /// <summary>An IPC file is read as the stream it embeds, up to its footer when the input can say where that starts.</summary>
-        private bool BeginFile(int read)
-        {
-            if (read < s_fileMagic.Length || !_lookahead.AsSpan(0, s_fileMagic.Length).SequenceEqual(s_fileMagic))
-                return false;
-            if (read < 8)
-                IpcErrors.ThrowTruncated(0, "the 8-byte IPC file header", 8, read);
-            _lookaheadStart = 8;
-            return true;
-        }
-
-        private void FindFooter(long origin)
-        {
-            // Trailer: int32 footer length, then "ARROW1". The stream ends where the footer begins.
-            if (!_input.CanSeek)
-                return;
-            long here = _input.Position;
-            long length = _input.Length;
-            if (length - origin < 8 + 10)
-                return;
-            _input.Seek(length - 10, SeekOrigin.Begin);
-            byte[] trailer = new byte[10];
-            int got = ReadUpTo(trailer, 0, 10);
-            _input.Seek(here, SeekOrigin.Begin);
-            if (got == 10 && trailer.AsSpan(4).SequenceEqual(s_fileMagic))
-            {
-                long footer = BinaryPrimitives.ReadInt32LittleEndian(trailer);
-                long end = length - origin - 10 - footer;
-                if (footer >= 0 && end >= 8)
-                    _fileEnd = end;
-            }
         }
     }
 }
