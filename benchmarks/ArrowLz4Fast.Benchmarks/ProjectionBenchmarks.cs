@@ -1,0 +1,66 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using Apache.Arrow;
+using Apache.Arrow.Ipc;
+using ArrowLz4Fast.Benchmarks.Harness;
+using BenchmarkDotNet.Attributes;
+
+namespace ArrowLz4Fast.Benchmarks
+{
+    /// <summary>
+    /// Reading two columns of a 200-column LZ4 Feather file (<see cref="WideTable"/>: four 64 Ki-row batches) against the
+    /// codec path reading every column, from a file on disk (page cache) and from a stream in memory; selecting every
+    /// column against no projection.
+    /// </summary>
+    [MemoryDiagnoser]
+    public class ProjectionBenchmarks
+    {
+        private static readonly string[] TwoColumns = { "c004_4", "c015_7" };
+        private string _filePath = null!;
+        private byte[] _stream = null!;
+        private Lz4FastCodecFactory _codec = null!;
+
+        [GlobalSetup]
+        public void Setup()
+        {
+            List<RecordBatch> batches = WideTable.Batches(batches: 4, rowsPerBatch: WideTable.FeatherRowsPerBatch);
+            _filePath = Path.Combine(Path.GetTempPath(), $"arrowlz4fast-wide-{Environment.ProcessId}.feather");
+            File.WriteAllBytes(_filePath, WideTable.Write(batches, file: true));
+            _stream = WideTable.Write(batches, file: false);
+            foreach (RecordBatch batch in batches)
+                batch.Dispose();
+            _codec = new Lz4FastCodecFactory();
+        }
+
+        [GlobalCleanup]
+        public void Cleanup() => File.Delete(_filePath);
+
+        [Benchmark(Baseline = true, Description = "file: codec path, every column")]
+        public long FileCodecAll()
+        {
+            using FileStream file = File.OpenRead(_filePath);
+            using var reader = new ArrowFileReader(file, _codec);
+            return Drain(reader);
+        }
+
+        [Benchmark(Description = "stream: codec path, every column")]
+        public long StreamCodecAll()
+        {
+            using var reader = new ArrowStreamReader(new MemoryStream(_stream, writable: false), _codec);
+            return Drain(reader);
+        }
+
+        internal static long Drain(ArrowStreamReader reader)
+        {
+            long rows = 0;
+            while (true)
+            {
+                using RecordBatch? batch = reader.ReadNextRecordBatch();
+                if (batch is null)
+                    return rows;
+                rows += batch.Length + batch.ColumnCount;
+            }
+        }
+    }
+}
