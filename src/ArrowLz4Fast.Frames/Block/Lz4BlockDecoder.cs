@@ -1,4 +1,5 @@
 using System;
+using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using static ArrowLz4Fast.Frames.Lz4BlockFormat;
@@ -42,6 +43,7 @@ namespace ArrowLz4Fast.Frames
         /// <returns>The decoded length, or -1 when the block is invalid or does not fit.</returns>
         public static int Decode(ReadOnlySpan<byte> block, Span<byte> window, int prefixLength)
         {
+            Debug.Assert(prefixLength >= 0 && prefixLength <= window.Length, "the prefix lies within the window");
             fixed (byte* src = &MemoryMarshal.GetReference(block))
             fixed (byte* low = &MemoryMarshal.GetReference(window))
             {
@@ -80,6 +82,8 @@ namespace ArrowLz4Fast.Frames
             // Fast loop: runs while the output has FastLoopSafeDistance bytes of slack, so copies may overshoot.
             while (true)
             {
+                // Each pass starts with the fast loop's slack ahead in the output and input left to read.
+                Debug.Assert(oend - op >= FastLoopSafeDistance && ip < iend, "the fast loop keeps its slack");
                 token = *ip++;
                 length = token >> MlBits;
                 if (length == RunMask)
@@ -144,6 +148,7 @@ namespace ArrowLz4Fast.Frames
                         goto SafeMatchCopy;
                     if (match >= lowPrefix && offset >= 8)
                     {
+                        Debug.Assert(oend - op >= 18, "the short match's fixed 18-byte copy fits");
                         Copy8(op, match);
                         Copy8(op + 8, match + 8);
                         Copy2(op + 16, match + 16);
@@ -155,6 +160,7 @@ namespace ArrowLz4Fast.Frames
                 if (match < lowPrefix)
                     goto Error;
                 cpy = op + length;
+                Debug.Assert(cpy < oend - FastLoopSafeDistance, "a fast-loop match ends before the slack its wild copy overshoots into");
                 if (offset < 16)
                     CopyUsingOffset(op, match, cpy, offset);
                 else
@@ -210,8 +216,11 @@ namespace ArrowLz4Fast.Frames
                     goto Error;
                 Buffer.MemoryCopy(ip, op, length, length);
                 op += length;
+                Debug.Assert(op >= dst && op <= oend, "the last literals end within the output");
                 return (int)(op - dst);
             }
+            // The wild copy overshoots cpy by less than 8 bytes, inside the MfLimit bytes the check above left.
+            Debug.Assert(cpy + WildCopyLength <= oend && ip + length + 2 <= iend, "the safe loop's literal copy stays in bounds");
             WildCopy8(op, ip, cpy);
             ip += length;
             op = cpy;
@@ -242,6 +251,8 @@ namespace ArrowLz4Fast.Frames
             if (match < lowPrefix)
                 goto Error;
             cpy = op + length;
+            // Literals left MfLimit bytes before the end, so the first 8 bytes of a match always fit.
+            Debug.Assert(cpy <= oend && oend - op >= WildCopyLength, "a match is checked to fit before it is copied");
             if (offset < 8)
             {
                 // Offset 0 is invalid in the block format; liblz4 writes zeros for it (this first store), and so
@@ -267,6 +278,7 @@ namespace ArrowLz4Fast.Frames
                 byte* copyLimit = oend - (WildCopyLength - 1);
                 if (cpy > oend - LastLiterals)
                     goto Error;
+                Debug.Assert(copyLimit + WildCopyLength - 1 == oend, "the byte-wise tail ends at the output's end");
                 if (op < copyLimit)
                 {
                     WildCopy8(op, match, copyLimit);

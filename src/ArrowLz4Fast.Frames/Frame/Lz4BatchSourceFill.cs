@@ -7,5 +7,5 @@ namespace ArrowLz4Fast.Frames
     /// </summary>
     /// <param name="arrived">How many of the source's first bytes are there.</param>
     /// <returns>How many are there after this call: more than <paramref name="arrived"/>, at most the source's length.</returns>
-    public delegate int Lz4BatchSourceFill(int arrived);
+    internal delegate int Lz4BatchSourceFill(int arrived);
 }

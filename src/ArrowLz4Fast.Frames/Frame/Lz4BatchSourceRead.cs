@@ -7,5 +7,5 @@ namespace ArrowLz4Fast.Frames
     /// </summary>
     /// <param name="offset">Where the range starts in the source.</param>
     /// <param name="count">The range's length.</param>
-    public delegate void Lz4BatchSourceRead(int offset, int count);
+    internal delegate void Lz4BatchSourceRead(int offset, int count);
 }

@@ -61,7 +61,7 @@ namespace ArrowLz4Fast.Frames
         /// <exception cref="ArgumentException">A stored item's two lengths differ.</exception>
         /// <exception cref="InvalidDataException">An item's bytes are malformed (as for <see cref="DecodeBatch"/>).</exception>
         /// <exception cref="NotSupportedException">An item's frame names a dictionary.</exception>
-        public static void DecodeBatchAlongside(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions options, Action alongside)
+        internal static void DecodeBatchAlongside(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions options, Action alongside)
         {
             if (alongside is null)
                 throw new ArgumentNullException(nameof(alongside));
@@ -100,7 +100,7 @@ namespace ArrowLz4Fast.Frames
         /// <exception cref="InvalidOperationException"><paramref name="fill"/> returned no more than it was given, or more than the source's length.</exception>
         /// <exception cref="InvalidDataException">An item's bytes are malformed (as for <see cref="DecodeBatch"/>).</exception>
         /// <exception cref="NotSupportedException">An item's frame names a dictionary.</exception>
-        public static void DecodeBatchArriving(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions options, Lz4BatchSourceFill fill, Action? alongside = null)
+        internal static void DecodeBatchArriving(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions options, Lz4BatchSourceFill fill, Action? alongside = null)
         {
             if (fill is null)
                 throw new ArgumentNullException(nameof(fill));
@@ -141,7 +141,7 @@ namespace ArrowLz4Fast.Frames
         /// <exception cref="ArgumentException">A stored item's two lengths differ.</exception>
         /// <exception cref="InvalidDataException">An item's bytes are malformed (as for <see cref="DecodeBatch"/>), or its read failed so.</exception>
         /// <exception cref="NotSupportedException">An item's frame names a dictionary.</exception>
-        public static void DecodeBatchReading(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions options, Lz4BatchSourceRead read)
+        internal static void DecodeBatchReading(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions options, Lz4BatchSourceRead read)
         {
             if (read is null)
                 throw new ArgumentNullException(nameof(read));
@@ -194,21 +194,22 @@ namespace ArrowLz4Fast.Frames
             {
                 status = Decode(input, output, out consumed, out written, sequential);
             }
-            catch (InvalidDataException e)
+            catch (InvalidDataException e) when (e.InnerException is Lz4FrameException frame)
             {
-                long at = e.InnerException is Lz4FrameException frame && frame.Offset >= 0 ? frame.Offset : 0;
-                throw Lz4FrameErrors.Create($"Invalid LZ4 data in batch item {index} (its frame starts at byte offset {item.SourceOffset}): {e.Message}", item.SourceOffset + at, e);
+                long at = Math.Max(frame.Offset, 0);
+                throw Lz4FrameErrors.Create(
+                    $"Invalid LZ4 data in batch item {index} (its frame starts at byte offset {item.SourceOffset}): {e.Message}", frame.Kind, frame.Detail, item.SourceOffset + at, index, e);
             }
             switch (status)
             {
                 case Lz4FrameDecodeStatus.Done:
                     if (written != output.Length)
-                        throw Lz4FrameErrors.At(item.SourceOffset + consumed, $"batch item {index} decodes to {written} bytes but declares {output.Length}");
+                        throw Lz4FrameErrors.BatchLength(item.SourceOffset + consumed, index, Lz4FrameErrors.EndsEarly(written, output.Length));
                     return;
                 case Lz4FrameDecodeStatus.DestinationTooSmall:
-                    throw Lz4FrameErrors.At(item.SourceOffset + consumed, $"batch item {index} decodes to more than the {output.Length} bytes it declares");
+                    throw Lz4FrameErrors.BatchLength(item.SourceOffset + consumed, index, Lz4FrameErrors.DecodesLonger(output.Length));
                 default:
-                    throw Lz4FrameErrors.DictionaryNotSupported(item.SourceOffset + consumed, Lz4FrameDescriptor.Read(input, consumed).DictionaryId);
+                    throw Lz4FrameErrors.DictionaryNotSupported(item.SourceOffset + consumed, Lz4FrameDescriptor.Read(input, consumed).DictionaryId, index);
             }
         }
     }

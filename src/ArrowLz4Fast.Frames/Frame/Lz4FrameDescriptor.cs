@@ -166,23 +166,23 @@ namespace ArrowLz4Fast.Frames
                     Lz4FrameErrors.ThrowTruncated(at, "the frame header", needed, header.Length);
                     break;
                 case Fault.Magic:
-                    Lz4FrameErrors.Throw(at, $"expected the LZ4 frame magic number 0x184D2204 but found 0x{BinaryPrimitives.ReadUInt32LittleEndian(header):X8}");
+                    Lz4FrameErrors.Throw(Lz4FrameErrorKind.BadMagic, at, $"expected the LZ4 frame magic number 0x184D2204 but found 0x{BinaryPrimitives.ReadUInt32LittleEndian(header):X8}");
                     break;
                 case Fault.Version:
-                    Lz4FrameErrors.Throw(at + 4, $"frame version bits are {Convert.ToString(header[4] >> 6, 2).PadLeft(2, '0')} in FLG 0x{header[4]:X2}; only version 01 is defined");
+                    Lz4FrameErrors.Throw(Lz4FrameErrorKind.Version, at + 4, $"frame version bits are {Convert.ToString(header[4] >> 6, 2).PadLeft(2, '0')} in FLG 0x{header[4]:X2}; only version 01 is defined");
                     break;
                 case Fault.ReservedFlg:
-                    Lz4FrameErrors.Throw(at + 4, $"reserved bit 1 of FLG 0x{header[4]:X2} is set");
+                    Lz4FrameErrors.Throw(Lz4FrameErrorKind.ReservedBits, at + 4, $"reserved bit 1 of FLG 0x{header[4]:X2} is set");
                     break;
                 case Fault.ReservedBd:
-                    Lz4FrameErrors.Throw(at + 5, $"reserved bits of BD 0x{header[5]:X2} are set");
+                    Lz4FrameErrors.Throw(Lz4FrameErrorKind.ReservedBits, at + 5, $"reserved bits of BD 0x{header[5]:X2} are set");
                     break;
                 case Fault.BlockSizeId:
-                    Lz4FrameErrors.Throw(at + 5, $"block maximum size ID {(header[5] >> 4) & 0x07} in BD 0x{header[5]:X2} is undefined (must be 4 to 7)");
+                    Lz4FrameErrors.Throw(Lz4FrameErrorKind.BlockSize, at + 5, $"block maximum size ID {(header[5] >> 4) & 0x07} in BD 0x{header[5]:X2} is undefined (must be 4 to 7)");
                     break;
                 default:
                     int cursor = needed - 1;
-                    Lz4FrameErrors.Throw(at + cursor, $"header checksum is 0x{header[cursor]:X2} but the descriptor hashes to 0x{HeaderChecksum(header, cursor):X2}");
+                    Lz4FrameErrors.Throw(Lz4FrameErrorKind.HeaderChecksum, at + cursor, $"header checksum is 0x{header[cursor]:X2} but the descriptor hashes to 0x{HeaderChecksum(header, cursor):X2}");
                     break;
             }
         }

@@ -20,6 +20,7 @@ namespace ArrowLz4Fast.Frames
         private byte* _destination;
         private int _destinationLength;
         private Lz4FrameBatchItem* _items;
+        private int _itemCount;
         private int[] _order = new int[16];
         private long[] _keys = new long[16];
         private Lz4FrameDecoderOptions _options;
@@ -29,6 +30,7 @@ namespace ArrowLz4Fast.Frames
         // A source that arrives while the batch decodes (DecodeBatchArriving): the calling thread fills it, publishing
         // how much is there in _arrived; a helper decodes an item once its range is there, or skips it once the fill failed.
         private readonly Action _fillThenAlongside;
+        private bool _arriving;
         private Lz4BatchSourceFill? _fill;
         private Action? _alongside;
         private int _arrived;
@@ -50,6 +52,8 @@ namespace ArrowLz4Fast.Frames
         public static void RunArriving(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions sequential, int degree, Lz4BatchSourceFill fill, Action? alongside)
         {
             Lz4FrameBatchJob job = Lz4JobPool<Lz4FrameBatchJob>.Rent();
+            Debug.Assert(!job._arriving && job._fill is null && job._alongside is null, "a pooled job comes back cleared");
+            job._arriving = true;
             job._fill = fill;
             job._alongside = alongside;
             job._arrived = 0;
@@ -67,6 +71,8 @@ namespace ArrowLz4Fast.Frames
 
         private static void Run(ReadOnlySpan<byte> source, Span<byte> destination, ReadOnlySpan<Lz4FrameBatchItem> items, Lz4FrameDecoderOptions sequential, int degree, Lz4FrameBatchJob job, Action? alongside)
         {
+            Debug.Assert(job._source == null && job._items == null && job._error is null, "a pooled job comes back cleared");
+            Debug.Assert(job._arriving == (job._fill is not null), "the arriving mode and its fill go together");
             try
             {
                 fixed (byte* sourcePointer = source)
@@ -78,6 +84,7 @@ namespace ArrowLz4Fast.Frames
                     job._destination = destinationPointer;
                     job._destinationLength = destination.Length;
                     job._items = itemPointer;
+                    job._itemCount = items.Length;
                     job._options = sequential;
                     job._errorIndex = int.MaxValue;
                     job._error = null;
@@ -85,6 +92,8 @@ namespace ArrowLz4Fast.Frames
                     for (int first = 0; first < items.Length; first += Lz4ParallelJob.MaximumBlocks - 1)
                         job.RunPart(first, Math.Min(items.Length - first, Lz4ParallelJob.MaximumBlocks - 1), degree, first == 0 ? alongside : null);
                 }
+                // A fill that failed has thrown above; a batch that ran to here has its whole source.
+                Debug.Assert(!job._arriving || (!job._abandoned && job._arrived == source.Length), "an arriving batch that finished has all of its source");
                 job._error?.Throw();
             }
             finally
@@ -93,6 +102,7 @@ namespace ArrowLz4Fast.Frames
                 job._destination = null;
                 job._items = null;
                 job._error = null;
+                job._arriving = false;
                 job._fill = null;
                 job._alongside = null;
                 job._read = null;
@@ -115,6 +125,7 @@ namespace ArrowLz4Fast.Frames
                 _keys[i] = -(((long)_items[first + i].DestinationLength << 32) - i);
             }
             Array.Sort(_keys, _order, 0, count);
+            Debug.Assert(count < 2 || _items[_order[0]].DestinationLength >= _items[_order[count - 1]].DestinationLength, "items are claimed largest first");
             Prepare(count);
             try
             {
@@ -131,7 +142,8 @@ namespace ArrowLz4Fast.Frames
         protected override void ProcessBlock(int index)
         {
             int item = _order[index];
-            if (_fill is not null && !WaitArrived(in _items[item]))
+            Debug.Assert((uint)item < (uint)_itemCount, "a claim names an item of this batch");
+            if (_arriving && !WaitArrived(in _items[item]))
                 return;
             try
             {
@@ -145,6 +157,7 @@ namespace ArrowLz4Fast.Frames
                 // The first failing item in item order is reported, whichever thread met it.
                 lock (_gate)
                 {
+                    Debug.Assert(item != _errorIndex, "each item is decoded once");
                     if (item < _errorIndex)
                     {
                         _errorIndex = item;
@@ -161,18 +174,23 @@ namespace ArrowLz4Fast.Frames
         /// <summary>The calling thread's work alongside a source that arrives: the fill to its end, then the caller's own work.</summary>
         private void FillThenAlongside()
         {
+            Debug.Assert(_arriving && !_abandoned, "the fill runs once, on an arriving batch");
             try
             {
                 int arrived = Volatile.Read(ref _arrived);
                 while (arrived < _sourceLength)
                 {
-                    arrived = NextArrived(_fill!, arrived, _sourceLength);
+                    int next = NextArrived(_fill!, arrived, _sourceLength);
+                    // Only the filler writes the count, so it only grows: a helper that saw a range arrive may read it.
+                    Debug.Assert(next > arrived && next <= _sourceLength && Volatile.Read(ref _arrived) == arrived, "the arrived count only grows, and only here");
+                    arrived = next;
                     Volatile.Write(ref _arrived, arrived);
                 }
             }
             catch
             {
                 // Helpers waiting for bytes that will not come skip their items; the caller claims no more.
+                Debug.Assert(Volatile.Read(ref _arrived) < _sourceLength, "a fill fails only before the whole source is there");
                 _abandoned = true;
                 throw;
             }
@@ -192,6 +210,7 @@ namespace ArrowLz4Fast.Frames
         private bool WaitArrived(in Lz4FrameBatchItem item)
         {
             long end = (long)item.SourceOffset + item.SourceLength;
+            Debug.Assert(_arriving && _fill is not null && end <= _sourceLength, "a helper waits only for a range of an arriving source");
             long napAfter = 0;
             for (int i = 1; Volatile.Read(ref _arrived) < end; i++)
             {
@@ -208,11 +227,13 @@ namespace ArrowLz4Fast.Frames
                 long now = Stopwatch.GetTimestamp();
                 if (napAfter == 0)
                     napAfter = now + SpinBeforeNap;
+                Debug.Assert(napAfter > 0 && SpinBeforeNap > 0, "the spin phase has a deadline before the naps");
                 if (now < napAfter)
                     Thread.Yield();
                 else
                     Thread.Sleep(1);
             }
+            Debug.Assert(Volatile.Read(ref _arrived) >= end, "an item is decoded only once its range has arrived");
             return true;
         }
 

@@ -144,7 +144,7 @@ namespace ArrowLz4Fast
                 message = message.Replace(frameHead, FrameHead + offset + " of the compressed input (the LZ4 frame around the IPC stream):");
             else
                 return null;
-            return new InvalidDataException(message, new Lz4FrameException(message, frame.Offset, frame.InnerException ?? e));
+            return new InvalidDataException(message, new Lz4FrameException(message, frame.Kind, frame.Detail, frame.Offset, frame.InnerException ?? e));
         }
     }
 }

@@ -185,7 +185,7 @@ namespace ArrowLz4Fast
                 ThrowTooLong((int)stream.Position, written, output.Length, lengthIsDeclared);
             // liblz4 reads a content size of 0 as "unknown".
             if (header.ContentSize is ulong contentSize && contentSize != 0 && contentSize != (ulong)written)
-                throw Invalid(stream.Position, $"the frame header declares a content size of {contentSize} bytes but its blocks decode to {written} bytes");
+                throw Invalid(Lz4FrameErrorKind.ContentSize, stream.Position, $"the frame header declares a content size of {contentSize} bytes but its blocks decode to {written} bytes");
             if (lengthIsDeclared && written != output.Length)
                 ThrowTooShort((int)stream.Position, written, output.Length);
             if (stream.Position != input.Length)
@@ -197,40 +197,41 @@ namespace ArrowLz4Fast
         [MethodImpl(MethodImplOptions.NoInlining)]
         private static InvalidDataException K4osFailed(long read, Exception e)
         {
-            string message = $"Invalid LZ4 data at byte offset {read} {WithinFrame}: K4os.Compression.LZ4's frame decoder failed after reading that many bytes: {e.Message}";
-            return new InvalidDataException(message, new Lz4FrameException(message, read, e));
+            string what = $"K4os.Compression.LZ4's frame decoder failed after reading that many bytes: {e.Message.TrimEnd('.')}";
+            string message = $"Invalid LZ4 data at byte offset {read} {WithinFrame}: {what}.";
+            return new InvalidDataException(message, new Lz4FrameException(message, Lz4FrameErrorKind.Unspecified, what, read, e));
         }
 
         [DoesNotReturn]
         [MethodImpl(MethodImplOptions.NoInlining)]
         private static void ThrowTrailing(long end, int length) =>
-            throw Invalid(end, $"{length - end} unexpected byte(s) after the LZ4 frame");
+            throw Invalid(Lz4FrameErrorKind.TrailingData, end, $"{length - end} unexpected byte(s) after the LZ4 frame");
 
         [DoesNotReturn]
         [MethodImpl(MethodImplOptions.NoInlining)]
         private static void ThrowNoFrame(int expected) =>
-            throw Invalid(0, $"the buffer holds no LZ4 frame but {expected} decoded bytes are expected");
+            throw Invalid(Lz4FrameErrorKind.DecodedLength, 0, $"the buffer holds no LZ4 frame but {expected} decoded bytes are expected");
 
         [DoesNotReturn]
         [MethodImpl(MethodImplOptions.NoInlining)]
         private static void ThrowTooShort(int offset, int written, int expected) =>
-            throw Invalid(offset, $"the LZ4 data ends after {written} decoded bytes but the Arrow buffer declares {expected}");
+            throw Invalid(Lz4FrameErrorKind.DecodedLength, offset, $"the LZ4 data ends after {written} decoded bytes but the Arrow buffer declares {expected}");
 
         [DoesNotReturn]
         [MethodImpl(MethodImplOptions.NoInlining)]
         private static void ThrowTooLong(int offset, int written, int room, bool lengthIsDeclared) =>
-            throw Invalid(offset, lengthIsDeclared
+            throw Invalid(Lz4FrameErrorKind.DecodedLength, offset, lengthIsDeclared
                 ? $"the LZ4 data decodes to more than the {room} bytes the Arrow buffer declares ({written} decoded before this point)"
                 : $"the LZ4 data decodes to more than the {room}-byte destination holds ({written} decoded before this point)");
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         private static NotSupportedException DictionaryNotSupported(int frameOffset, uint? dictionaryId) =>
-            new($"The LZ4 frame (byte offset {frameOffset} of this buffer) was compressed against dictionary ID 0x{dictionaryId:X8}; decoding it needs that dictionary, and none can be supplied here.");
+            Lz4FrameErrors.DictionaryNotSupported($"The LZ4 frame (byte offset {frameOffset} of this buffer)", frameOffset, Lz4FrameErrors.DictionaryDetail(dictionaryId));
 
-        private static InvalidDataException Invalid(long offset, string what)
+        private static InvalidDataException Invalid(Lz4FrameErrorKind kind, long offset, string what)
         {
             string message = $"Invalid LZ4 data at byte offset {offset} {WithinFrame}: {what}.";
-            return new InvalidDataException(message, new Lz4FrameException(message, offset));
+            return new InvalidDataException(message, new Lz4FrameException(message, kind, what, offset));
         }
 
         private const string WithinFrame = "within this buffer's LZ4 frame";
@@ -243,16 +244,13 @@ namespace ArrowLz4Fast
         [MethodImpl(MethodImplOptions.NoInlining)]
         private static InvalidDataException? ReferTo(InvalidDataException e, ArrowPrefix prefix)
         {
-            string? rest = FrameErrorText.Detail(e, out long offset);
-            if (rest is null)
+            if (e.InnerException is not Lz4FrameException frame || frame.Offset < 0)
                 return null;
-            bool named = rest.StartsWith(" " + WithinFrame, StringComparison.Ordinal);
-            if (named && !prefix.IsKnown)
+            string message = $"Invalid LZ4 data at byte offset {frame.Offset} {WithinFrame}{prefix.Describe()}: {frame.Detail}.";
+            // The codec's own exceptions already say so when there is no buffer place to add.
+            if (message == e.Message)
                 return null;
-            if (named)
-                rest = rest.Substring(WithinFrame.Length + 1);
-            string message = $"Invalid LZ4 data at byte offset {offset} {WithinFrame}{prefix.Describe()}{rest}";
-            return new InvalidDataException(message, new Lz4FrameException(message, offset, e.InnerException!.InnerException ?? e));
+            return new InvalidDataException(message, new Lz4FrameException(message, frame.Kind, frame.Detail, frame.Offset, frame.InnerException ?? e));
         }
 
         /// <summary>Writes <paramref name="source"/> to <paramref name="destination"/> as one LZ4 frame.</summary>

@@ -1,6 +1,8 @@
 using System;
 using System.Buffers;
+using System.Diagnostics;
 using System.IO;
+using System.Runtime.CompilerServices;
 using ArrowLz4Fast.Frames;
 
 namespace ArrowLz4Fast.Ipc
@@ -23,6 +25,7 @@ namespace ArrowLz4Fast.Ipc
         private readonly int _minimumParallelLength;
         private Lz4FrameBatchItem[] _batch = Array.Empty<Lz4FrameBatchItem>();
         private int[] _splits = Array.Empty<int>();
+        private int[] _batchBuffers = Array.Empty<int>();
 
         public IpcBodyDecoder(Lz4FastOptions options)
         {
@@ -52,6 +55,7 @@ namespace ArrowLz4Fast.Ipc
         /// </summary>
         public void Decode(ReadOnlySpan<byte> body, Span<byte> destination, long bodyOffset, IpcBufferItem[] items, int count, Lz4BatchSourceFill? fill = null, Action? alongside = null, Lz4BatchSourceRead? read = null)
         {
+            Debug.Assert((uint)count <= (uint)items.Length, "the layout's count is within its items");
             // Padding is zeroed so that the output never depends on what the destination held.
             int end = 0;
             long largest = 0;
@@ -59,6 +63,9 @@ namespace ArrowLz4Fast.Ipc
             for (int i = 0; i < count; i++)
             {
                 ref IpcBufferItem item = ref items[i];
+                // The layout verified this: buffers in body order, inside the body and the destination, not overlapping.
+                Debug.Assert(item.Destination >= end && (long)item.Destination + item.Length <= destination.Length, "destinations are in order and in bounds");
+                Debug.Assert(item.Source >= 0 && (long)item.Source + item.SourceLength <= body.Length, "sources lie within the body");
                 destination.Slice(end, item.Destination - end).Clear();
                 end = item.Destination + item.Length;
                 if (item.Length > 0 || !item.Raw)
@@ -85,6 +92,7 @@ namespace ArrowLz4Fast.Ipc
                 Release();
                 _batch = ArrayPool<Lz4FrameBatchItem>.Shared.Rent(count);
                 _splits = ArrayPool<int>.Shared.Rent(count);
+                _batchBuffers = ArrayPool<int>.Shared.Rent(count);
             }
             // Each buffer is looked at once: decoded whole (in the batch) or split (its index kept, in body order).
             int n = 0;
@@ -104,8 +112,12 @@ namespace ArrowLz4Fast.Ipc
                 if (Splits(body, in item))
                     _splits[split++] = i;
                 else
+                {
+                    _batchBuffers[n] = i;
                     _batch[n++] = new Lz4FrameBatchItem(item.Source, item.SourceLength, item.Destination, item.Length, item.Raw);
+                }
             }
+            Debug.Assert(n + split <= work, "every buffer goes to the batch or is split, once");
             if (read is not null && (split > 0 || n == 0))
             {
                 // Split frames decode block by block after the batch: their bytes must all be there.
@@ -138,14 +150,9 @@ namespace ArrowLz4Fast.Ipc
                 for (int i = 0; i < split; i++)
                     IpcBufferDecoder.Decode(body, destination, in items[_splits[i]], bodyOffset, _blockParallel);
             }
-            catch (Exception e) when (e is InvalidDataException || e is NotSupportedException)
+            catch (Exception e) when ((e is InvalidDataException || e is NotSupportedException) && e.InnerException is Lz4FrameException { BatchItem: >= 0 } frame)
             {
-                // Bad input is rare: the buffers decode again in body order so that the error is the one the
-                // sequential path gives, worded for the stream and at its offset in the input.
-                Arrive(fill, body.Length);
-                read?.Invoke(0, body.Length);
-                DecodeInOrder(body, destination, bodyOffset, items, count, _sequential);
-                throw;
+                throw BatchFailed(body, destination, bodyOffset, items, split, frame, e);
             }
         }
 
@@ -173,6 +180,22 @@ namespace ArrowLz4Fast.Ipc
                 arrived = fill(arrived);
         }
 
+        /// <summary>
+        /// The error of a failed batch, as the sequential path gives it: the split buffers before the failing one (in
+        /// body order) are decoded first, as that path would, and any error of theirs wins; otherwise the batch's
+        /// failure is worded for the stream from its data (which item, what, where in its frame). The body has all
+        /// arrived: a batch that fails on its data has run its fill to the end.
+        /// </summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private Exception BatchFailed(ReadOnlySpan<byte> body, Span<byte> destination, long bodyOffset, IpcBufferItem[] items, int split, Lz4FrameException frame, Exception e)
+        {
+            int failed = _batchBuffers[frame.BatchItem];
+            Debug.Assert(_batch[frame.BatchItem].SourceOffset == items[failed].Source, "the batch item maps back to its buffer");
+            for (int i = 0; i < split && _splits[i] < failed; i++)
+                IpcBufferDecoder.Decode(body, destination, in items[_splits[i]], bodyOffset, _blockParallel);
+            return IpcBufferDecoder.Invalid(in items[failed], bodyOffset, frame, frame.Offset - items[failed].Source, e);
+        }
+
         /// <summary>Returns the pooled arrays.</summary>
         public void Release()
         {
@@ -180,9 +203,11 @@ namespace ArrowLz4Fast.Ipc
             {
                 ArrayPool<Lz4FrameBatchItem>.Shared.Return(_batch);
                 ArrayPool<int>.Shared.Return(_splits);
+                ArrayPool<int>.Shared.Return(_batchBuffers);
             }
             _batch = Array.Empty<Lz4FrameBatchItem>();
             _splits = Array.Empty<int>();
+            _batchBuffers = Array.Empty<int>();
         }
 
         private static void DecodeInOrder(ReadOnlySpan<byte> body, Span<byte> destination, long bodyOffset, IpcBufferItem[] items, int count, Lz4FrameDecoderOptions options)

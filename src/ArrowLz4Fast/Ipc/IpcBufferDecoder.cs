@@ -1,4 +1,5 @@
 using System;
+using System.Diagnostics;
 using System.IO;
 using System.Runtime.CompilerServices;
 using ArrowLz4Fast.Frames;
@@ -10,6 +11,7 @@ namespace ArrowLz4Fast.Ipc
     {
         public static void Decode(ReadOnlySpan<byte> body, Span<byte> destination, in IpcBufferItem item, long bodyOffset, Lz4FrameDecoderOptions options)
         {
+            Debug.Assert(item.Length >= 0 && item.SourceLength >= 0 && (!item.Raw || item.SourceLength == item.Length), "a laid-out buffer: raw ones are stored as they decode");
             Span<byte> output = destination.Slice(item.Destination, item.Length);
             ReadOnlySpan<byte> input = body.Slice(item.Source, item.SourceLength);
             if (item.Raw)
@@ -31,29 +33,48 @@ namespace ArrowLz4Fast.Ipc
             {
                 status = Lz4FrameDecoder.Decode(input, output, out consumed, out written, options);
             }
-            catch (InvalidDataException e)
+            catch (InvalidDataException e) when (e.InnerException is Lz4FrameException frame)
             {
-                string? what = FrameErrorText.Detail(e, out long frameOffset);
-                frameOffset = Math.Max(frameOffset, 0);
-                throw IpcErrors.At(bodyOffset + item.Source + frameOffset, what is null
-                    ? $"the LZ4 frame of the body buffer at byte offset {bodyOffset + item.Source} is invalid: {e.Message}"
-                    : $"the LZ4 frame of the body buffer at byte offset {bodyOffset + item.Source} is invalid at byte offset {frameOffset} within that frame{what.TrimEnd('.')}", e);
+                throw Invalid(in item, bodyOffset, frame, Math.Max(frame.Offset, 0), e);
             }
             switch (status)
             {
                 case Lz4FrameDecodeStatus.Done:
                     if (written != output.Length)
-                        ThrowLength(bodyOffset + item.Source + consumed, $"the LZ4 data ends after {written} decoded bytes but the buffer declares {output.Length}");
+                        ThrowLength(bodyOffset + item.Source + consumed, Lz4FrameErrors.EndsEarly(written, output.Length));
                     return;
                 case Lz4FrameDecodeStatus.DestinationTooSmall:
-                    ThrowLength(bodyOffset + item.Source + consumed, $"the LZ4 data decodes to more than the {output.Length} bytes the buffer declares");
+                    ThrowLength(bodyOffset + item.Source + consumed, Lz4FrameErrors.DecodesLonger(output.Length));
                     return;
                 default:
-                    throw new NotSupportedException($"The LZ4 frame at byte offset {bodyOffset + item.Source} of the input stream was compressed against a dictionary; decoding it needs that dictionary, and none can be supplied here.");
+                    throw DictionaryRequired(in item, bodyOffset, consumed, Lz4FrameErrors.DictionaryDetail(Lz4FrameDescriptor.Read(input, consumed).DictionaryId));
             }
         }
 
+        /// <summary>
+        /// The stream's exception for a frame error in <paramref name="item"/>, from its data: <paramref name="frameOffset"/>
+        /// counts from the buffer's first byte.
+        /// </summary>
         [MethodImpl(MethodImplOptions.NoInlining)]
-        private static void ThrowLength(long offset, string what) => IpcErrors.Throw(offset, what);
+        internal static Exception Invalid(in IpcBufferItem item, long bodyOffset, Lz4FrameException frame, long frameOffset, Exception cause)
+        {
+            Debug.Assert(frameOffset >= 0 && frameOffset <= item.SourceLength, "a frame error lies within its buffer's bytes");
+            if (frame.Kind == Lz4FrameErrorKind.DictionaryRequired)
+                return DictionaryRequired(in item, bodyOffset, frameOffset, frame.Detail);
+            long at = bodyOffset + item.Source + frameOffset;
+            if (frame.Kind == Lz4FrameErrorKind.DecodedLength)
+                return IpcErrors.At(Lz4FrameErrorKind.DecodedLength, at, frame.Detail, cause);
+            return IpcErrors.At(
+                frame.Kind,
+                at,
+                $"the LZ4 frame of the body buffer at byte offset {bodyOffset + item.Source} is invalid at byte offset {frameOffset} within that frame: {frame.Detail}",
+                cause);
+        }
+
+        private static NotSupportedException DictionaryRequired(in IpcBufferItem item, long bodyOffset, long frameOffset, string detail) =>
+            Lz4FrameErrors.DictionaryNotSupported($"The LZ4 frame at byte offset {bodyOffset + item.Source + frameOffset} of the input stream", bodyOffset + item.Source + frameOffset, detail);
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static void ThrowLength(long offset, string what) => throw IpcErrors.At(Lz4FrameErrorKind.DecodedLength, offset, what);
     }
 }

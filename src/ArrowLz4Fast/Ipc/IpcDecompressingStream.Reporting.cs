@@ -130,7 +130,7 @@ namespace ArrowLz4Fast
                     where += ": " + Buffer(buffer);
             }
             string message = e.Message + where + ".";
-            return new InvalidDataException(message, new Lz4FrameException(message, frame.Offset, frame.InnerException));
+            return new InvalidDataException(message, new Lz4FrameException(message, frame.Kind, frame.Detail, frame.Offset, frame.InnerException));
         }
 
         /// <summary>The body buffer whose bytes in the input hold <paramref name="offset"/>, or -1.</summary>

@@ -20,11 +20,17 @@ namespace ArrowLz4Fast.Ipc
         internal static bool IsOwn(Exception e, long offset) =>
             e.Message.StartsWith(Head + offset.ToString(System.Globalization.CultureInfo.InvariantCulture) + OfInput, StringComparison.Ordinal);
 
+        /// <summary>A defect of the stream's structure (not of an LZ4 frame in it).</summary>
         [MethodImpl(MethodImplOptions.NoInlining)]
-        internal static InvalidDataException At(long offset, string what, Exception? cause = null)
+        internal static InvalidDataException At(long offset, string what, Exception? cause = null) =>
+            At(Lz4FrameErrorKind.Container, offset, what, cause);
+
+        /// <summary>A defect of <paramref name="kind"/>, <paramref name="what"/> being its detail.</summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static InvalidDataException At(Lz4FrameErrorKind kind, long offset, string what, Exception? cause = null)
         {
             string message = $"{Head}{offset}{OfInput}{what}.";
-            return new InvalidDataException(message, new Lz4FrameException(message, offset, cause));
+            return new InvalidDataException(message, new Lz4FrameException(message, kind, what, offset, cause));
         }
 
         /// <summary>Valid Arrow that Arrow .NET cannot read, at an offset of the input stream.</summary>

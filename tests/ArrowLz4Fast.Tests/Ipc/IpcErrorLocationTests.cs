@@ -39,6 +39,57 @@ namespace ArrowLz4Fast.Tests
             }
         }
 
+        /// <summary>
+        /// A batch decoded on helpers fails as the buffers decoded in order do: the same words, offset and
+        /// <see cref="Lz4FrameException.Kind"/>, carried from the failing buffer's data (no second decode to reword it).
+        /// With two defects, the first in body order is reported, whichever thread met which first.
+        /// </summary>
+        [Theory]
+        [InlineData("magic", "BadMagic")]
+        [InlineData("declared", "DecodedLength")]
+        [InlineData("two", "BadMagic")]
+        public void A_failed_parallel_batch_fails_as_the_buffers_in_order_do_with_its_kind(string defect, string kind)
+        {
+            byte[] stream = File.ReadAllBytes(Corpus.Committed(Strings));
+            (int offsets, _) = IpcVerifyingReadTests.Buffer(stream, 1, 1);
+            (int data, _) = IpcVerifyingReadTests.Buffer(stream, 1, 2);
+            byte[] corrupt = (byte[])stream.Clone();
+            long at;
+            switch (defect)
+            {
+                case "magic":
+                    corrupt[data + 8] ^= 0xFF;
+                    at = data + 8;
+                    break;
+                case "declared":
+                    // One byte more than the frame decodes to: it ends early, at its end.
+                    BinaryPrimitives.WriteInt64LittleEndian(corrupt.AsSpan(data), BinaryPrimitives.ReadInt64LittleEndian(corrupt.AsSpan(data)) + 1);
+                    at = -1;
+                    break;
+                default:
+                    // The large data buffer is claimed first; the offsets buffer before it in the body is the one reported.
+                    corrupt[data + 8] ^= 0xFF;
+                    corrupt[offsets + 8] ^= 0xFF;
+                    at = offsets + 8;
+                    break;
+            }
+
+            InvalidDataException inOrder = Assert.Throws<InvalidDataException>(() => ArrowData.DisposeAll(IpcWrapped.ReadAll(corrupt, IpcWrapped.Options(1), SlabMemoryAllocator.Shared, null)));
+            Lz4FrameException expected = Assert.IsType<Lz4FrameException>(inOrder.InnerException);
+            Assert.Equal(kind, expected.Kind.ToString());
+            if (at >= 0)
+                Assert.Equal(at, expected.Offset);
+            foreach (int degree in new[] { 2, 4 })
+            {
+                InvalidDataException batch = Assert.Throws<InvalidDataException>(() => ArrowData.DisposeAll(IpcWrapped.ReadAll(corrupt, IpcWrapped.Options(degree, minimumParallelLength: 1), SlabMemoryAllocator.Shared, null)));
+                Lz4FrameException frame = Assert.IsType<Lz4FrameException>(batch.InnerException);
+                Assert.Equal(inOrder.Message, batch.Message);
+                Assert.Equal(expected.Kind, frame.Kind);
+                Assert.Equal(expected.Offset, frame.Offset);
+                Assert.Equal(expected.Detail, frame.Detail);
+            }
+        }
+
         [Fact]
         public void A_bad_length_prefix_names_its_buffer_from_the_metadata()
         {
