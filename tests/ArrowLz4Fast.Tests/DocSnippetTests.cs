@@ -239,11 +239,11 @@ namespace ArrowLz4Fast.Tests
             // SNIPPET
             catch (InvalidDataException e) when (e.InnerException is Lz4FrameException frame)
             {
-                log.Warn($"corrupt LZ4 buffer at byte {frame.Offset}: {e.Message}");
+                log.Warn($"corrupt LZ4 buffer ({frame.Kind}) at byte {frame.Offset}: {e.Message}");
             }
             // SNIPPET END
 
-            Assert.StartsWith("corrupt LZ4 buffer at byte ", Assert.Single(log.Lines));
+            Assert.StartsWith("corrupt LZ4 buffer (HeaderChecksum) at byte 6: ", Assert.Single(log.Lines));
         }
 
         // docs/parallel.md, the opening snippet.
