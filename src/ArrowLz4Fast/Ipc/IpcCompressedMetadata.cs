@@ -36,6 +36,18 @@ namespace ArrowLz4Fast.Ipc
         /// </summary>
         public static byte[] Write(ReadOnlySpan<byte> original, FlatReader reader, in IpcMessage message, in Vectors vectors, IpcBufferItem[] buffers, long bodyLength, int prefix = 0)
         {
+            byte[]? result = null;
+            Write(ref result, original, reader, message, vectors, buffers, bodyLength, prefix);
+            return result!;
+        }
+
+        /// <summary>
+        /// As <see cref="Write(ReadOnlySpan{byte}, FlatReader, in IpcMessage, in Vectors, IpcBufferItem[], long, int)"/>,
+        /// into <paramref name="target"/> when it is long enough (a writer keeps one per stream), else into a new array
+        /// of the exact length put there; returns the length written, the prefix and padding included.
+        /// </summary>
+        public static int Write(ref byte[]? target, ReadOnlySpan<byte> original, FlatReader reader, in IpcMessage message, in Vectors vectors, IpcBufferItem[] buffers, long bodyLength, int prefix = 0)
+        {
             int start = (int)IpcBodyLayout.Align(original.Length);
             int table = start + VTableLength;
             int nodes = table + TableLength;
@@ -47,7 +59,12 @@ namespace ArrowLz4Fast.Ipc
             if (length > IpcDecompressingStream.DefaultMaxBodyLength)
                 IpcErrors.Throw(0, $"message metadata, {message.BufferCount} buffers and {vectors.NodeCount} field nodes do not fit in one metadata array");
 
-            var result = new byte[prefix == 0 ? length : IpcBodyLayout.Align(prefix + length)];
+            int total = (int)(prefix == 0 ? length : IpcBodyLayout.Align(prefix + length));
+            if (target is null || target.Length < total)
+                target = new byte[total];
+            else
+                target.AsSpan(0, total).Clear();    // what is not written below is padding, zero as in a new array
+            byte[] result = target;
             Span<byte> span = result.AsSpan(prefix, (int)length);
             original.CopyTo(span);
 
@@ -101,7 +118,7 @@ namespace ArrowLz4Fast.Ipc
             BinaryPrimitives.WriteInt64LittleEndian(span.Slice(message.BodyLengthField), bodyLength);
 
             Check(reader, message, vectors, new FlatReader(result, prefix, (int)length, 0), table, bodyLength);
-            return result;
+            return total;
         }
 
         private static void WriteOffset(Span<byte> span, int at, int target) => BinaryPrimitives.WriteUInt32LittleEndian(span.Slice(at), (uint)(target - at));
