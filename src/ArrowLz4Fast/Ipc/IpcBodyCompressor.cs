@@ -22,7 +22,7 @@ namespace ArrowLz4Fast.Ipc
     /// towards the front, which never reaches a slot not yet moved. One instance serves one message at a time and keeps
     /// its pooled arrays, so a steady writer allocates nothing per message but the new metadata.
     /// </remarks>
-    internal sealed class IpcBodyCompressor : IDisposable
+    internal sealed partial class IpcBodyCompressor : IDisposable
     {
         private const int PrefixLength = 8;
         private const long NoCompression = -1;

@@ -1,5 +1,6 @@
 using System;
 using System.Buffers.Binary;
+using System.Diagnostics;
 
 namespace ArrowLz4Fast.Ipc
 {
@@ -11,7 +12,7 @@ namespace ArrowLz4Fast.Ipc
     /// fields this code does not know) stays byte for byte; the old batch table stays behind, unreferenced. Every
     /// field is aligned to its size from the flatbuffer's start, as flatbuffers verifiers (Arrow C++) check.
     /// </summary>
-    internal static class IpcCompressedMetadata
+    internal static partial class IpcCompressedMetadata
     {
         private const int VTableLength = 16;
         private const int TableLength = 32;
@@ -36,6 +37,18 @@ namespace ArrowLz4Fast.Ipc
         /// </summary>
         public static byte[] Write(ReadOnlySpan<byte> original, FlatReader reader, in IpcMessage message, in Vectors vectors, IpcBufferItem[] buffers, long bodyLength, int prefix = 0)
         {
+            byte[]? result = null;
+            Write(ref result, original, reader, message, vectors, buffers, bodyLength, prefix);
+            return result!;
+        }
+
+        /// <summary>
+        /// As <see cref="Write(ReadOnlySpan{byte}, FlatReader, in IpcMessage, in Vectors, IpcBufferItem[], long, int)"/>,
+        /// into <paramref name="target"/> when it is long enough (a writer keeps one per stream), else into a new array
+        /// of the exact length put there; returns the length written, the prefix and padding included.
+        /// </summary>
+        public static int Write(ref byte[]? target, ReadOnlySpan<byte> original, FlatReader reader, in IpcMessage message, in Vectors vectors, IpcBufferItem[] buffers, long bodyLength, int prefix = 0)
+        {
             int start = (int)IpcBodyLayout.Align(original.Length);
             int table = start + VTableLength;
             int nodes = table + TableLength;
@@ -47,7 +60,12 @@ namespace ArrowLz4Fast.Ipc
             if (length > IpcDecompressingStream.DefaultMaxBodyLength)
                 IpcErrors.Throw(0, $"message metadata, {message.BufferCount} buffers and {vectors.NodeCount} field nodes do not fit in one metadata array");
 
-            var result = new byte[prefix == 0 ? length : IpcBodyLayout.Align(prefix + length)];
+            int total = (int)(prefix == 0 ? length : IpcBodyLayout.Align(prefix + length));
+            if (target is null || target.Length < total)
+                target = new byte[total];
+            else
+                target.AsSpan(0, total).Clear();    // what is not written below is padding, zero as in a new array
+            byte[] result = target;
             Span<byte> span = result.AsSpan(prefix, (int)length);
             original.CopyTo(span);
 
@@ -100,8 +118,12 @@ namespace ArrowLz4Fast.Ipc
             WriteOffset(span, pointer, table);
             BinaryPrimitives.WriteInt64LittleEndian(span.Slice(message.BodyLengthField), bodyLength);
 
-            Check(reader, message, vectors, new FlatReader(result, prefix, (int)length, 0), table, bodyLength);
-            return result;
+            // Read back only when a written field may overlap one a reader reads: otherwise it walks as the original did.
+            bool aliased = WritesAlias(reader, message, pointer);
+            Debug.Assert(aliased || ReadsBack(reader, message, vectors, new FlatReader(result, prefix, (int)length, 0), table, bodyLength));
+            if (aliased && !ReadsBack(reader, message, vectors, new FlatReader(result, prefix, (int)length, 0), table, bodyLength))
+                IpcErrors.Throw(0, "message metadata, the fields of the message overlap one another, so it cannot be rewritten for the compressed body");
+            return total;
         }
 
         private static void WriteOffset(Span<byte> span, int at, int target) => BinaryPrimitives.WriteUInt32LittleEndian(span.Slice(at), (uint)(target - at));
@@ -115,9 +137,10 @@ namespace ArrowLz4Fast.Ipc
 
         /// <summary>
         /// Hostile metadata can place the two fields written in place over each other or over fields Arrow reads (the
-        /// version, the dictionary id): the result is read back as Arrow will, and must say what the original said.
+        /// version, the dictionary id): when <see cref="WritesAlias"/> says they may, the result is read back as Arrow
+        /// will, and must say what the original said.
         /// </summary>
-        private static void Check(FlatReader before, in IpcMessage message, in Vectors vectors, FlatReader after, int table, long bodyLength)
+        private static bool ReadsBack(FlatReader before, in IpcMessage message, in Vectors vectors, FlatReader after, int table, long bodyLength)
         {
             IpcMessage check = IpcMessageParser.Parse(after, buffers: true);
             bool same = check.Lz4 && check.HeaderType == message.HeaderType && check.Batch.Position == table && check.BodyLength == bodyLength
@@ -127,8 +150,7 @@ namespace ArrowLz4Fast.Ipc
                 && Raw(before, message.Root, IpcMessageParser.MessageCustomMetadata, 4) == Raw(after, check.Root, IpcMessageParser.MessageCustomMetadata, 4)
                 && (!message.Dictionary.Exists
                     || Raw(before, message.Dictionary, IpcMessageParser.DictionaryBatchIsDelta, 1) == Raw(after, check.Dictionary, IpcMessageParser.DictionaryBatchIsDelta, 1));
-            if (!same)
-                IpcErrors.Throw(0, "message metadata, the fields of the message overlap one another, so it cannot be rewritten for the compressed body");
+            return same;
         }
 
         private static short Int16(FlatReader reader, FlatTable table, int index) => reader.Int16(table, index, 0, "Message.version");

@@ -48,6 +48,14 @@ namespace ArrowLz4Fast
         private readonly IpcBodyCompressor[] _compressors = { new IpcBodyCompressor(), new IpcBodyCompressor() };
         private Pending _pending;
 
+        // Each compressor's new metadata, kept for the next message (the output holds it until written).
+        private readonly byte[]?[] _metadata = new byte[]?[2];
+
+        // The message being filled: compressed (planned in _current), and encoded buffer by buffer as it arrives.
+        private bool _compress;
+        private bool _inOrder;
+        private int _current;
+
         private struct Pending
         {
             public int Compressor;
@@ -80,7 +88,10 @@ namespace ArrowLz4Fast
                 if (n > 0)
                 {
                     EnsureCapacity((long)_have + n);
-                    bytes.Slice(taken, n).CopyTo(_message.AsSpan(_have));
+                    if (_phase == Phase.Body && _inOrder)
+                        TakeBody(bytes.Slice(taken, n));
+                    else
+                        bytes.Slice(taken, n).CopyTo(_message.AsSpan(_have));
                     _have += n;
                     taken += n;
                     _inputPosition += n;
@@ -173,6 +184,10 @@ namespace ArrowLz4Fast
             long header = (long)_prefixLength + _metadataLength;
             if (_parsed.BodyLength > IpcDecompressingStream.DefaultMaxBodyLength - header)
                 IpcErrors.Throw(_messageStart + _prefixLength, $"message metadata, the body of {_parsed.BodyLength} bytes is longer than the longest array");
+            _compress = IpcMessageCompressor.IsCompressible(_parsed) && PlanBatch();
+            _inOrder = _compress && _compressors[_current].EncodesInOrder(_encoder);
+            if (_inOrder)
+                _compressors[_current].BeginInOrder();
             if (_parsed.BodyLength == 0)
             {
                 ProcessMessage();
@@ -186,35 +201,93 @@ namespace ArrowLz4Fast
 
         private const int MaxBodyReserve = 64 * 1024 * 1024;
 
-        /// <summary>A whole message is in <c>_message</c>: starts compressing it, or queues it as it is, after the one before.</summary>
+        /// <summary>
+        /// Checks a batch's metadata before its body arrives (the schema, the buffers inside the body) and plans its
+        /// compression in the compressor not busy with the batch before it; <see langword="false"/> when the frames'
+        /// worst case would not fit one array (the message then goes as it is).
+        /// </summary>
+        private bool PlanBatch()
+        {
+            // The parser reads the field nodes of compressed batches only; the schema check needs their count here.
+            (_parsed.Nodes, _parsed.NodeCount) = _reader.Vector(_parsed.Batch, IpcMessageParser.RecordBatchNodes, 16, "RecordBatch.nodes");
+            _layouts.Check(_parsed, _messageStart + _prefixLength);
+            IpcBodyLayout.CheckExtents(_reader, _parsed);
+            _current = _pending.Message is null ? 0 : 1 - _pending.Compressor;
+            return _compressors[_current].Plan(_reader, _parsed, _encoder);
+        }
+
+        /// <summary>
+        /// Takes body bytes of a message encoded in order: each buffer whole in <paramref name="bytes"/> is encoded from
+        /// there, without a copy; a buffer split over writes is gathered in the message array and encoded once whole.
+        /// The bytes between buffers, and a buffer that goes raw, are kept in the message array, which then holds all a
+        /// message needs should no buffer save space.
+        /// </summary>
+        private void TakeBody(ReadOnlySpan<byte> bytes)
+        {
+            IpcBodyCompressor compressor = _compressors[_current];
+            int header = _prefixLength + _metadataLength;
+            int at = _have - header;
+            while (!bytes.IsEmpty)
+            {
+                bool more = compressor.TryPeekNext(out int start, out int length);
+                if (!more || at < start)
+                {
+                    int gap = more ? Math.Min(start - at, bytes.Length) : bytes.Length;
+                    bytes.Slice(0, gap).CopyTo(_message.AsSpan(header + at));
+                    bytes = bytes.Slice(gap);
+                    at += gap;
+                    continue;
+                }
+                int end = start + length;
+                if (at == start && bytes.Length >= length)
+                {
+                    ReadOnlySpan<byte> whole = bytes.Slice(0, length);
+                    if (compressor.EncodeNext(whole, _encoder, _minSpaceSavings))
+                        whole.CopyTo(_message.AsSpan(header + start));
+                    bytes = bytes.Slice(length);
+                    at = end;
+                    continue;
+                }
+                int part = Math.Min(end - at, bytes.Length);
+                bytes.Slice(0, part).CopyTo(_message.AsSpan(header + at));
+                bytes = bytes.Slice(part);
+                at += part;
+                if (at == end)
+                    compressor.EncodeNext(_message.AsSpan(header + start, length), _encoder, _minSpaceSavings);
+            }
+        }
+
+        /// <summary>A whole message is in <c>_message</c>: queues it, compressed or as it is, or starts compressing it, after the one before.</summary>
         private void ProcessMessage()
         {
-            long metadataOffset = _messageStart + _prefixLength;
             // The message array may have grown (and the old one gone back to its pool) since the metadata was parsed:
             // the reader is made again over the array that holds it now. The parsed positions are the flatbuffer's own.
-            _reader = new FlatReader(_message, _prefixLength, _metadataLength, metadataOffset);
-            int compressor = _pending.Message is null ? 0 : 1 - _pending.Compressor;
-            bool compress = IpcMessageCompressor.IsCompressible(_parsed);
-            if (compress)
-            {
-                // The parser reads the field nodes of compressed batches only; the schema check needs their count here.
-                (_parsed.Nodes, _parsed.NodeCount) = _reader.Vector(_parsed.Batch, IpcMessageParser.RecordBatchNodes, 16, "RecordBatch.nodes");
-                _layouts.Check(_parsed, metadataOffset);
-                IpcBodyLayout.CheckExtents(_reader, _parsed);
-                compress = _compressors[compressor].Plan(_reader, _parsed, _encoder);
-            }
+            _reader = new FlatReader(_message, _prefixLength, _metadataLength, _messageStart + _prefixLength);
             Drain();
             int header = _prefixLength + _metadataLength;
-            if (!compress)
+            IpcBodyCompressor compressor = _compressors[_current];
+            if (_inOrder)
+            {
+                long bodyLength = compressor.FinishInOrder();
+                compressor.Record(ArrowLz4FastMetrics.TagIpcStream, _parsed.BodyLength);
+                if (bodyLength > 0)
+                {
+                    // The message array only lent its metadata; it stays to take the next message.
+                    QueueCompressed(_current, _message, _reader, _parsed, _prefixLength, _metadataLength, _messageStart, bodyLength);
+                    StartMessage();
+                    return;
+                }
+            }
+            if (!_compress || _inOrder)
             {
                 QueueMessage(_message, header, _parsed.BodyLength, _messageStart);
             }
             else
             {
-                _compressors[compressor].Start(new ReadOnlyMemory<byte>(_message, header, (int)_parsed.BodyLength), _encoder);
+                compressor.Start(new ReadOnlyMemory<byte>(_message, header, (int)_parsed.BodyLength), _encoder);
                 _pending = new Pending
                 {
-                    Compressor = compressor,
+                    Compressor = _current,
                     Message = _message,
                     Reader = _reader,
                     Parsed = _parsed,
@@ -250,16 +323,7 @@ namespace ArrowLz4Fast
                     return;
                 }
                 compressor.WriteBodyInPlace(body);
-                byte[] prefixed = IpcCompressedMetadata.Write(
-                    pending.Message.AsSpan(pending.PrefixLength, pending.MetadataLength), pending.Reader, pending.Parsed,
-                    IpcMessageCompressor.ReadVectors(pending.Reader, pending.Parsed), compressor.Buffers, bodyLength, prefix: 8);
-                int padded = prefixed.Length;
-                BinaryPrimitives.WriteInt32LittleEndian(prefixed, Continuation);
-                BinaryPrimitives.WriteInt32LittleEndian(prefixed.AsSpan(4), padded - 8);
-                Place(pending.InputOffset, header, inputBody, padded, bodyLength);
-                Queue(prefixed, 0, padded, Owner.None);
-                ReadOnlyMemory<byte> compressed = compressor.Body;
-                Queue(compressed, Owner.None);
+                QueueCompressed(pending.Compressor, pending.Message, pending.Reader, pending.Parsed, pending.PrefixLength, pending.MetadataLength, pending.InputOffset, bodyLength);
                 GiveBack(pending.Message);
             }
             catch
@@ -267,6 +331,21 @@ namespace ArrowLz4Fast
                 GiveBack(pending.Message);
                 throw;
             }
+        }
+
+        /// <summary>Queues a compressed message: its new metadata, written into the compressor's kept array, then the body in its scratch.</summary>
+        private void QueueCompressed(int index, byte[] message, FlatReader reader, in IpcMessage parsed, int prefixLength, int metadataLength, long inputOffset, long bodyLength)
+        {
+            IpcBodyCompressor compressor = _compressors[index];
+            int padded = IpcCompressedMetadata.Write(
+                ref _metadata[index], message.AsSpan(prefixLength, metadataLength), reader, parsed,
+                IpcMessageCompressor.ReadVectors(reader, parsed), compressor.Buffers, bodyLength, prefix: 8);
+            byte[] prefixed = _metadata[index]!;
+            BinaryPrimitives.WriteInt32LittleEndian(prefixed, Continuation);
+            BinaryPrimitives.WriteInt32LittleEndian(prefixed.AsSpan(4), padded - 8);
+            Place(inputOffset, prefixLength + metadataLength, parsed.BodyLength, padded, bodyLength);
+            Queue(prefixed, 0, padded, Owner.None);
+            Queue(compressor.Body, Owner.None);
         }
 
         /// <summary>Queues a whole message as it was written; its array goes back once written.</summary>

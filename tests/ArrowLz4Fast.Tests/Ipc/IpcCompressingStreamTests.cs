@@ -20,7 +20,7 @@ namespace ArrowLz4Fast.Tests
     /// back equal with Arrow's own readers and the official codec, frame for frame what the codec path writes, at any
     /// thread count, for streams and files (random access included), from every producer of the corpus.
     /// </summary>
-    public class IpcCompressingStreamTests
+    public partial class IpcCompressingStreamTests
     {
         // Built against an Apache.Arrow older than any Apache.Arrow.Compression, the ZSTD stream cannot be read.
         public static IEnumerable<object[]> CorpusStreams() =>

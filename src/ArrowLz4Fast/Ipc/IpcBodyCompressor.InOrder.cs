@@ -1,0 +1,116 @@
+using System;
+using System.Buffers.Binary;
+using System.Diagnostics;
+using ArrowLz4Fast.Frames;
+
+namespace ArrowLz4Fast.Ipc
+{
+    /// <summary>
+    /// The in-order path: a message whose buffers would be encoded one after the other on the calling thread anyway
+    /// is encoded buffer by buffer as its bytes arrive, each frame straight at its final place in the scratch, so the
+    /// body is neither copied in whole nor moved to the front afterwards.
+    /// </summary>
+    internal sealed partial class IpcBodyCompressor
+    {
+        private int _nextBuffer;
+        private int _nextItem;
+        private long _end;
+        private int _compressedCount;
+
+        /// <summary>
+        /// Whether <see cref="Start"/> would encode the planned items in order on the calling thread (the rule of
+        /// <see cref="Lz4FrameEncoder.StartEncodeBatch"/>): one thread, fewer than two items, less than the parallel
+        /// minimum in all, or one item with three quarters of the bytes. The frames are the same either way.
+        /// </summary>
+        public bool EncodesInOrder(Lz4FrameEncoderOptions encoder)
+        {
+            Lz4Parallelism parallelism = encoder.Parallelism;
+            if (!parallelism.IsParallel || _itemCount < 2)
+                return true;
+            long total = 0, largest = 0;
+            for (int i = 0; i < _itemCount; i++)
+            {
+                total += _items[i].SourceLength;
+                largest = Math.Max(largest, _items[i].SourceLength);
+            }
+            return total < parallelism.MinimumLength || largest * 4 >= total * 3;
+        }
+
+        /// <summary>Starts laying the planned message out in order; <see cref="TryPeekNext"/> names the buffer wanted next.</summary>
+        public void BeginInOrder()
+        {
+            Debug.Assert(!_pending, "one message at a time");
+            _nextBuffer = 0;
+            _nextItem = 0;
+            _end = 0;
+            _compressedCount = 0;
+        }
+
+        /// <summary>The body range of the next buffer to encode; <see langword="false"/> once every buffer is encoded.</summary>
+        public bool TryPeekNext(out int offset, out int length)
+        {
+            if (_nextItem == _itemCount)
+            {
+                offset = length = 0;
+                return false;
+            }
+            offset = _items[_nextItem].SourceOffset;
+            length = _items[_nextItem].SourceLength;
+            return true;
+        }
+
+        /// <summary>
+        /// Encodes the next buffer, <paramref name="source"/>, at its final place (after the buffers before it, as
+        /// <see cref="Layout"/> places them): its prefix, then its frame, or its bytes raw when the frame does not save
+        /// <paramref name="minSpaceSavings"/>. Returns whether it went raw: then the caller keeps its bytes, which the
+        /// message needs should no buffer save space.
+        /// </summary>
+        public bool EncodeNext(ReadOnlySpan<byte> source, Lz4FrameEncoderOptions encoder, double minSpaceSavings)
+        {
+            ref readonly Lz4FrameBatchItem item = ref _items[_nextItem];
+            Debug.Assert(source.Length == item.SourceLength, "the next buffer whole");
+            SkipEmptyBuffers();
+            ref IpcBufferItem buffer = ref _buffers[_nextBuffer];
+            Debug.Assert(buffer.SourceLength == item.SourceLength, "items are the non-empty buffers, in order");
+            int destination = (int)IpcBodyLayout.Align(_end);
+            // Each frame lies no further on than its slot, so its worst case still fits the scratch.
+            Debug.Assert(destination + PrefixLength <= item.DestinationOffset, "in order, a frame's place is at or before its slot");
+            _scratch.AsSpan((int)_end, destination - (int)_end).Clear();
+            Span<byte> frame = _scratch.AsSpan(destination + PrefixLength, item.DestinationLength);
+            if (!Lz4FrameEncoder.TryEncode(source, frame, out int written, encoder))
+                throw new InvalidOperationException("An LZ4 frame did not fit its worst-case length.");
+            buffer.Destination = destination;
+            buffer.Raw = 1.0 - ((double)written / buffer.SourceLength) < minSpaceSavings;
+            if (buffer.Raw)
+                source.CopyTo(frame);
+            else
+                _compressedCount++;
+            buffer.Length = PrefixLength + (buffer.Raw ? buffer.SourceLength : written);
+            BinaryPrimitives.WriteInt64LittleEndian(_scratch.AsSpan(destination), buffer.Raw ? NoCompression : buffer.SourceLength);
+            _end = destination + (long)buffer.Length;
+            _nextItem++;
+            _nextBuffer++;
+            return buffer.Raw;
+        }
+
+        /// <summary>
+        /// Ends the in-order layout once every buffer is encoded: returns the body length, as <see cref="Layout"/> does
+        /// (0 when no buffer saves space), with the body at the front of the scratch, where <see cref="Body"/> is.
+        /// </summary>
+        public long FinishInOrder()
+        {
+            Debug.Assert(_nextItem == _itemCount, "every buffer encoded");
+            SkipEmptyBuffers();
+            _bodyLength = _compressedCount == 0 ? 0 : IpcBodyLayout.Align(_end);
+            _scratch.AsSpan((int)_end, (int)(_bodyLength == 0 ? 0 : _bodyLength - _end)).Clear();
+            return _bodyLength;
+        }
+
+        /// <summary>Places the empty buffers before the next non-empty one: they take no room.</summary>
+        private void SkipEmptyBuffers()
+        {
+            while (_nextBuffer < _bufferCount && _buffers[_nextBuffer].SourceLength == 0)
+                _buffers[_nextBuffer++].Destination = (int)IpcBodyLayout.Align(_end);
+        }
+    }
+}
