@@ -24,8 +24,10 @@ namespace ArrowLz4Fast.Tests
 
         public static IEnumerable<object[]> Degrees() => new[] { 1, 2, 8 }.Select(d => new object[] { d });
 
+        // Each file once, at 1, 2 and 8 threads in turn: what a file decodes or fails to is DecodeBatchItem's on every
+        // degree; the schedule and the error choice across threads are the Degrees theories' (all three degrees each).
         public static IEnumerable<object[]> CorpusFilesAndDegrees() =>
-            FrameStreams.AllFrameFiles().SelectMany(f => new[] { 1, 2, 8 }.Select(d => new object[] { f, d }));
+            FrameStreams.AllFrameFiles().Select((f, i) => new object[] { f, new[] { 1, 2, 8 }[i % 3] });
 
         internal static Lz4FrameDecoderOptions Options(int degree, bool verifyChecksums = true) =>
             new(verifyChecksums, new Lz4Parallelism(degree, 1));

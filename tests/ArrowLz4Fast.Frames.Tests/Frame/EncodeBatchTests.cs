@@ -57,7 +57,9 @@ namespace ArrowLz4Fast.Tests
         [MemberData(nameof(Degrees))]
         public void Every_frame_is_what_TryEncode_writes(int degree)
         {
-            foreach (int level in new[] { 0, 3, 9 })
+            // The fast encoder (0) and K4os' high compression (3): every level from 3 up passes through to K4os the same
+            // way (Lz4BlockEncoder.Encode), so level 9, the costliest, went through no other code of ours.
+            foreach (int level in new[] { 0, 3 })
             {
                 var options = new Lz4FrameEncoderOptions(level: level, contentChecksum: true, parallelism: new Lz4Parallelism(degree, 1));
                 (byte[] source, Lz4FrameBatchItem[] items, byte[][] expected) = Batch(options);

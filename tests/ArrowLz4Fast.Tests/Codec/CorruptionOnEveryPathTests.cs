@@ -37,8 +37,13 @@ namespace ArrowLz4Fast.Tests
         public void Flipped_bytes_in_every_LZ4_buffer_fail_as_invalid_data_naming_the_offsets_frame_of_reference(string file)
         {
             byte[] original = File.ReadAllBytes(Corpus.Committed(file));
-            List<Lz4Buffer> buffers = Lz4Buffers(original);
-            Assert.NotEmpty(buffers);
+            List<Lz4Buffer> all = Lz4Buffers(original);
+            Assert.NotEmpty(all);
+            // Each read goes through the whole stream, so every buffer of a many-batch stream cost its square. Twelve
+            // spread from the first to the last (dictionary and record batches, first and last message) name the same
+            // frames of reference as all of them.
+            const int Sampled = 12;
+            List<Lz4Buffer> buffers = all.Count <= Sampled ? all : Enumerable.Range(0, Sampled).Select(i => all[(int)((long)i * (all.Count - 1) / (Sampled - 1))]).ToList();
             int failures = 0;
             foreach (Lz4Buffer buffer in buffers)
             {

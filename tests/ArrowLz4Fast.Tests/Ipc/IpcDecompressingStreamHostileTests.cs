@@ -40,7 +40,8 @@ namespace ArrowLz4Fast.Tests
             Assert.Contains(messages, m => m.Lz4);
             var random = new Random(file.Sum(c => c) * 31 + degree);
             var outcomes = new Dictionary<string, int>();
-            int mutants = file.Contains("tiny", StringComparison.Ordinal) || file.Contains("wide", StringComparison.Ordinal) ? 15 : 60;
+            // A sample: fuzz --ipc (a CI slice) runs 2,000 such mutants through the wrapper with a time and memory budget.
+            int mutants = file.Contains("tiny", StringComparison.Ordinal) || file.Contains("wide", StringComparison.Ordinal) ? 8 : 30;
             for (int i = 0; i < mutants; i++)
             {
                 byte[] bytes = IpcMutator.Mutate(original, messages, random, out string what);
