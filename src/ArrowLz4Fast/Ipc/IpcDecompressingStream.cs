@@ -69,6 +69,7 @@ namespace ArrowLz4Fast
             Header,
             Body,
             PassBody,
+            Gathered,
             End,
         }
 
@@ -133,6 +134,7 @@ namespace ArrowLz4Fast
             _drainAtEnd = drainAtEnd;
             _decoder = new IpcBodyDecoder(options ?? new Lz4FastOptions());
             _verifyOffsets = options?.VerifyOffsets ?? false;
+            _projection = options?.Projection;
             _readAhead = _decoder.Degree > 1 && _input.CanReadAhead ? ReadAhead : null;
             _header = ArrayPool<byte>.Shared.Rent(256 + HeaderSlack);
             _body = ArrayPool<byte>.Shared.Rent(InitialChunk);
@@ -237,6 +239,7 @@ namespace ArrowLz4Fast
                 ArrayPool<IpcBufferItem>.Shared.Return(_items);
             _items = Array.Empty<IpcBufferItem>();
             ReturnSchema();
+            ReturnProjectionArrays();
             if (_spare is not null)
             {
                 ArrayPool<byte>.Shared.Return(_spare);
@@ -308,6 +311,8 @@ namespace ArrowLz4Fast
                     case State.PassBody:
                         int n = _input.Read(destination.Slice(0, (int)Math.Min(destination.Length, _passRemaining)), _body);
                         return Passed(n);
+                    case State.Gathered:
+                        return ServeGathered(destination);
                     default:
                         return 0;
                 }
@@ -342,6 +347,8 @@ namespace ArrowLz4Fast
                     case State.PassBody:
                         int n = await _input.ReadAsync(destination.Slice(0, (int)Math.Min(destination.Length, _passRemaining)), _body, cancellationToken).ConfigureAwait(false);
                         return Passed(n);
+                    case State.Gathered:
+                        return ServeGathered(destination.Span);
                     default:
                         return 0;
                 }
