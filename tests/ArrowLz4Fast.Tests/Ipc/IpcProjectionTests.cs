@@ -96,6 +96,24 @@ namespace ArrowLz4Fast.Tests
             ArrowData.DisposeAll(full);
         }
 
+        [Theory]
+        [InlineData("ipc/pyarrow/nested_dict.arrows")]
+        [InlineData("ipc/java/wide.arrows")]
+        public void A_stream_wrapped_in_an_lz4_frame_projects_through_Lz4FramedArrow(string file)
+        {
+            string path = Corpus.Committed(file);
+            List<RecordBatch> full = ArrowData.ReadAll(path, Factory());
+            byte[] ipc = File.ReadAllBytes(path);
+            var framed = new byte[Frames.Lz4FrameEncoder.GetMaxEncodedLength(ipc.Length)];
+            Assert.True(Frames.Lz4FrameEncoder.TryEncode(ipc, framed, out int written));
+            foreach (int[] subset in Subsets(full[0].Schema.FieldsList.Count).Take(8))
+            {
+                var reader = Lz4FramedArrow.CreateProjectedStreamReader(new MemoryStream(framed, 0, written), IpcProjection.ByIndex(subset));
+                AssertProjected(full, subset, ArrowData.ReadAll(reader), $"framed [{string.Join(",", subset)}]");
+            }
+            ArrowData.DisposeAll(full);
+        }
+
         [Fact]
         public void Fields_named_in_any_order_come_in_schema_order()
         {
