@@ -22,6 +22,8 @@ namespace ArrowLz4Fast
     /// codec factory (for example <c>new Lz4FastCodecFactory(new Apache.Arrow.Compression.CompressionCodecFactory())</c>)
     /// still decodes ZSTD. An IPC file (it starts with <c>ARROW1</c>) is read as the stream it embeds: every batch in
     /// order; random access to a file stays with <c>ArrowFileReader</c> and a codec factory.
+    /// <see cref="Lz4FastOptions.Projection"/> presents only the selected top-level fields: the others' buffers are
+    /// neither decompressed nor, from a seekable input, read (<see cref="IpcProjection"/>).
     /// Malformed input is an <see cref="InvalidDataException"/> whose inner <see cref="Frames.Lz4FrameException"/> has the
     /// byte offset of the defect in the input stream; a frame compressed against a dictionary is a
     /// <see cref="NotSupportedException"/>. An instance is not safe for concurrent use.
