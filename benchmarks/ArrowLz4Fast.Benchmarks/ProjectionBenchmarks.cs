@@ -4,6 +4,7 @@ using System.IO;
 using Apache.Arrow;
 using Apache.Arrow.Ipc;
 using ArrowLz4Fast.Benchmarks.Harness;
+using ArrowLz4Fast.Memory;
 using BenchmarkDotNet.Attributes;
 
 namespace ArrowLz4Fast.Benchmarks
@@ -50,6 +51,54 @@ namespace ArrowLz4Fast.Benchmarks
             using var reader = new ArrowStreamReader(new MemoryStream(_stream, writable: false), _codec);
             return Drain(reader);
         }
+
+        [Benchmark(Description = "file: IpcDecompressingStream, two columns (FileStream)")]
+        public long FileProjectedTwo()
+        {
+            var options = new Lz4FastOptions { Projection = IpcProjection.ByName(TwoColumns) };
+            using var reader = new ArrowStreamReader(new IpcDecompressingStream(File.OpenRead(_filePath), options), SlabMemoryAllocator.Shared);
+            return Drain(reader);
+        }
+
+        [Benchmark(Description = "stream: IpcDecompressingStream, two columns (memory)")]
+        public long StreamProjectedTwo()
+        {
+            var options = new Lz4FastOptions { Projection = IpcProjection.ByName(TwoColumns) };
+            using var reader = new ArrowStreamReader(new IpcDecompressingStream(_stream.AsMemory(), options), SlabMemoryAllocator.Shared);
+            return Drain(reader);
+        }
+
+        [Benchmark(Description = "stream: IpcDecompressingStream, no projection")]
+        public long StreamWrapperAll()
+        {
+            using var reader = new ArrowStreamReader(new IpcDecompressingStream(_stream.AsMemory()), SlabMemoryAllocator.Shared);
+            return Drain(reader);
+        }
+
+        [Benchmark(Description = "stream: IpcDecompressingStream, every column selected")]
+        public long StreamWrapperSelectAll()
+        {
+            var options = new Lz4FastOptions { Projection = IpcProjection.ByIndex(AllColumns) };
+            using var reader = new ArrowStreamReader(new IpcDecompressingStream(_stream.AsMemory(), options), SlabMemoryAllocator.Shared);
+            return Drain(reader);
+        }
+
+        [Benchmark(Description = "file: IpcDecompressingStream, no projection (FileStream)")]
+        public long FileWrapperAll()
+        {
+            using var reader = new ArrowStreamReader(new IpcDecompressingStream(File.OpenRead(_filePath)), SlabMemoryAllocator.Shared);
+            return Drain(reader);
+        }
+
+        [Benchmark(Description = "file: IpcDecompressingStream, every column selected (FileStream)")]
+        public long FileWrapperSelectAll()
+        {
+            var options = new Lz4FastOptions { Projection = IpcProjection.ByIndex(AllColumns) };
+            using var reader = new ArrowStreamReader(new IpcDecompressingStream(File.OpenRead(_filePath), options), SlabMemoryAllocator.Shared);
+            return Drain(reader);
+        }
+
+        private static readonly int[] AllColumns = System.Linq.Enumerable.ToArray(System.Linq.Enumerable.Range(0, WideTable.Columns));
 
         internal static long Drain(ArrowStreamReader reader)
         {

@@ -3,7 +3,7 @@ using System.IO;
 
 namespace ArrowLz4Fast.Fuzz
 {
-    /// <summary>Command line: <c>[--seed S] [--count N] [--start I] [--index I] [--threads T] [--out DIR] [--examples K] [--no-minimize] [--parallel] [--encode] [--stream] [--ipc [--schema-only]] [--flight]</c>.</summary>
+    /// <summary>Command line: <c>[--seed S] [--count N] [--start I] [--index I] [--threads T] [--out DIR] [--examples K] [--no-minimize] [--parallel] [--encode] [--stream] [--ipc [--schema-only] [--project]] [--flight]</c>.</summary>
     internal sealed class FuzzOptions
     {
         /// <summary>The seed CI runs: a fixed slice, so a red CI run names a mutant anyone can regenerate.</summary>
@@ -42,6 +42,9 @@ namespace ArrowLz4Fast.Fuzz
         /// <summary>With --ipc: every mutant changes the Schema message only (a campaign over the schema checks).</summary>
         public bool SchemaOnly { get; private set; }
 
+        /// <summary>With --ipc: every mutant is read with a random projection of the seed's fields (fuzz/README.md, --ipc --project).</summary>
+        public bool Project { get; private set; }
+
         /// <summary>Fuzz the Flight interceptors' decoding instead: mutated FlightData, both directions (fuzz/README.md, --flight).</summary>
         public bool Flight { get; private set; }
 
@@ -68,6 +71,7 @@ namespace ArrowLz4Fast.Fuzz
                     case "--ipc-write": options.IpcWrite = true; break;
                     case "--flight": options.Flight = true; break;
                     case "--schema-only": options.SchemaOnly = true; break;
+                    case "--project": options.Project = true; break;
                     default: throw new ArgumentException($"unknown option {args[i]}; see fuzz/README.md");
                 }
             }

@@ -34,7 +34,7 @@ namespace ArrowLz4Fast.Fuzz
 
         public static int Run(FuzzOptions options, string root)
         {
-            var seeds = new List<(string Name, byte[] Bytes, List<IpcMutator.Message> Messages)>();
+            var seeds = new List<(string Name, byte[] Bytes, List<IpcMutator.Message> Messages, string[] Fields)>();
             foreach (string dir in new[] { Path.Combine(root, "corpus", "ipc"), Path.Combine(CorpusLocator.SharedDirectory, "ipc") })
             {
                 if (!Directory.Exists(dir))
@@ -46,10 +46,10 @@ namespace ArrowLz4Fast.Fuzz
                         continue; // the large shared streams make slow mutants; their shapes are in the small ones
                     var messages = IpcMutator.Messages(bytes);
                     if (messages.Any(m => m.Lz4))
-                        seeds.Add((Path.GetFileName(Path.GetDirectoryName(file)) + "/" + Path.GetFileName(file), bytes, messages));
+                        seeds.Add((Path.GetFileName(Path.GetDirectoryName(file)) + "/" + Path.GetFileName(file), bytes, messages, options.Project ? FieldNames(bytes) : System.Array.Empty<string>()));
                 }
             }
-            Console.WriteLine($"fuzz --ipc: {seeds.Count} seed streams, seed {options.Seed}, mutants {options.Start}..{options.Start + options.Count - 1}, {options.Threads} thread(s)");
+            Console.WriteLine($"fuzz --ipc{(options.Project ? " --project" : "")}: {seeds.Count} seed streams, seed {options.Seed}, mutants {options.Start}..{options.Start + options.Count - 1}, {options.Threads} thread(s)");
 
             long first = options.Index ?? options.Start;
             long count = options.Index.HasValue ? 1 : options.Count;
@@ -69,9 +69,16 @@ namespace ArrowLz4Fast.Fuzz
                 if (schema)
                     Interlocked.Increment(ref schemaMutants);
                 int degree = 1 + random.Next(3);
-                string? problem = Check(mutant, degree, random, schema, out bool wasRejected, out TimeSpan took, out long allocated);
+                // Drawn from a generator of its own, so the mutants stay those of --ipc with the same seed.
+                IpcProjection? projection = null;
+                if (options.Project)
+                {
+                    projection = RandomProjection(seed.Fields, new Random(unchecked((int)index * 31 + 7)), out string projected);
+                    what += $", projection {projected}";
+                }
+                string? problem = Check(mutant, degree, random, schema, projection, out bool wasRejected, out TimeSpan took, out long allocated);
                 for (int retry = 0; problem is null && took > TimeBudget && retry < TimeRetries; retry++)
-                    problem = Check(mutant, degree, new Random((int)index + retry), schema: false, out _, out took, out allocated);
+                    problem = Check(mutant, degree, new Random((int)index + retry), schema: false, projection, out _, out took, out allocated);
                 if (schema)
                 {
                     // Every path is read and counted, also after the wrapper broke the contract.
@@ -133,14 +140,14 @@ namespace ArrowLz4Fast.Fuzz
         /// budget covers. A <paramref name="schema"/>-only mutant must keep the error contract through Arrow's reader over
         /// the wrapper too (the wrapper verifies what a schema says), and its outcomes are counted.
         /// </summary>
-        private static string? Check(byte[] bytes, int degree, Random random, bool schema, out bool rejected, out TimeSpan took, out long allocated)
+        private static string? Check(byte[] bytes, int degree, Random random, bool schema, IpcProjection? projection, out bool rejected, out TimeSpan took, out long allocated)
         {
             rejected = false;
             var clock = System.Diagnostics.Stopwatch.StartNew();
             long allocatedBefore = GC.GetAllocatedBytesForCurrentThread();
             took = TimeSpan.Zero;
             allocated = 0;
-            var options = new Lz4FastOptions { MaxDegreeOfParallelism = degree, MinimumParallelLength = 1 };
+            var options = new Lz4FastOptions { MaxDegreeOfParallelism = degree, MinimumParallelLength = 1, Projection = projection };
             int[] lengths = { 1, 7, 64, 4096, 1 << 20, 8 << 20 };
             var guarded = new Dictionary<int, byte[]>();
             try
@@ -148,7 +155,7 @@ namespace ArrowLz4Fast.Fuzz
                 // The drain runs the verifying read too, so every mutant goes through its offsets check (a refusal is
                 // an InvalidDataException like any other); the read compared with the codec path below does not verify.
                 using var stream = new IpcDecompressingStream(new MemoryStream(bytes, writable: false),
-                    new Lz4FastOptions { MaxDegreeOfParallelism = degree, MinimumParallelLength = 1, VerifyOffsets = true });
+                    new Lz4FastOptions { MaxDegreeOfParallelism = degree, MinimumParallelLength = 1, VerifyOffsets = true, Projection = projection });
                 while (true)
                 {
                     int length = lengths[random.Next(lengths.Length)];
@@ -217,7 +224,7 @@ namespace ArrowLz4Fast.Fuzz
             try
             {
                 if (ours is not null && reference is not null)
-                    return Compare(reference, ours);
+                    return projection is null ? Compare(reference, ours) : CompareProjected(reference, ours, projection);
                 if (schemaProblem is not null)
                     return schemaProblem;
             }
@@ -258,6 +265,75 @@ namespace ArrowLz4Fast.Fuzz
                 throw;
             }
             return batches;
+        }
+
+        /// <summary>The seed's top-level field names, read through the wrapper; none when it cannot be read.</summary>
+        private static string[] FieldNames(byte[] bytes)
+        {
+            try
+            {
+                using var reader = new ArrowStreamReader(new IpcDecompressingStream(bytes.AsMemory()), SlabMemoryAllocator.Shared, new Lz4FastCodecFactory(new Apache.Arrow.Compression.CompressionCodecFactory()), leaveOpen: false);
+                return reader.Schema.FieldsList.Select(f => f.Name).ToArray();
+            }
+            catch (Exception)
+            {
+                return System.Array.Empty<string>();
+            }
+        }
+
+        /// <summary>
+        /// One to three of the seed's fields, by index (in any order) or, one time in four, by name; one time in sixteen
+        /// an index past the seed's fields, and one in sixteen no field at all.
+        /// </summary>
+        private static IpcProjection RandomProjection(string[] fields, Random random, out string what)
+        {
+            int n = Math.Max(1, fields.Length);
+            int roll = random.Next(16);
+            if (roll == 0)
+            {
+                what = $"[{n + random.Next(3)}]";
+                return IpcProjection.ByIndex(n + random.Next(3));
+            }
+            if (roll == 1)
+            {
+                what = "[]";
+                return IpcProjection.ByIndex();
+            }
+            int[] indices = Enumerable.Range(0, n).OrderBy(_ => random.Next()).Take(1 + random.Next(Math.Min(3, n))).ToArray();
+            if (fields.Length > 0 && random.Next(4) == 0 && indices.Select(i => fields[i]).Distinct().Count() == indices.Length)
+            {
+                what = $"names [{string.Join(",", indices.Select(i => fields[i]))}]";
+                return IpcProjection.ByName(indices.Select(i => fields[i]));
+            }
+            what = $"[{string.Join(",", indices)}]";
+            return IpcProjection.ByIndex(indices);
+        }
+
+        /// <summary>The projected batches against the selected columns of the codec path's, in schema order.</summary>
+        private static string? CompareProjected(List<RecordBatch> expected, List<RecordBatch> actual, IpcProjection projection)
+        {
+            if (expected.Count != actual.Count)
+                return $"{actual.Count} batches, the codec path read {expected.Count}";
+            for (int b = 0; b < expected.Count; b++)
+            {
+                Schema schema = expected[b].Schema;
+                List<int> selected = projection.Indices is { } indices
+                    ? indices.OrderBy(i => i).ToList()
+                    : projection.Names!.Select(name => schema.FieldsList.ToList().FindIndex(f => f.Name == name)).OrderBy(i => i).ToList();
+                if (selected.Any(i => i < 0 || i >= schema.FieldsList.Count))
+                    return $"batch {b}: the projection read fields the codec path's schema does not have";
+                if (expected[b].Length != actual[b].Length || actual[b].ColumnCount != selected.Count)
+                    return $"batch {b} differs in shape: {expected[b].Length} rows, {selected.Count} selected columns against {actual[b].Length}, {actual[b].ColumnCount}";
+                for (int c = 0; c < selected.Count; c++)
+                {
+                    if (actual[b].Schema.GetFieldByIndex(c).Name != schema.GetFieldByIndex(selected[c]).Name)
+                        return $"batch {b} column {c}: named {actual[b].Schema.GetFieldByIndex(c).Name}, the codec path's field {selected[c]} is {schema.GetFieldByIndex(selected[c]).Name}";
+                    string? difference = Compare(expected[b].Column(selected[c]).Data, actual[b].Column(c).Data, $"batch {b} column {c} (field {selected[c]})");
+                    if (difference is not null)
+                        return difference;
+                }
+            }
+            return null;
         }
 
         internal static string? Compare(List<RecordBatch> expected, List<RecordBatch> actual)

@@ -71,6 +71,13 @@ namespace ArrowLz4Fast
         /// </summary>
         public bool VerifyOffsets { get; set; }
 
+        /// <summary>
+        /// The top-level fields <see cref="IpcDecompressingStream"/> presents (default <see langword="null"/>: all of
+        /// them); the others are neither decompressed nor, from a seekable input, read. See <see cref="IpcProjection"/>
+        /// and docs/projection.md. The codec (<see cref="Lz4FastCodec"/>) sees one buffer at a time and ignores it.
+        /// </summary>
+        public IpcProjection? Projection { get; set; }
+
         /// <summary>Written frames carry a content checksum (default <see langword="false"/>, as pyarrow and Arrow .NET write).</summary>
         public bool ContentChecksum { get; set; }
 

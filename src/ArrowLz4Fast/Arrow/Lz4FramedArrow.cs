@@ -43,6 +43,38 @@ namespace ArrowLz4Fast
             bool leaveOpen = false,
             Lz4FrameDecoderOptions decoderOptions = default,
             ICompressionCodecFactory? compressionCodecFactory = null)
+            => CreateStreamReader(lz4FramedIpc, projection: null, allocator, leaveOpen, decoderOptions, compressionCodecFactory);
+
+        /// <summary>
+        /// As <see cref="CreateStreamReader(Stream, MemoryAllocator?, bool, Lz4FrameDecoderOptions, ICompressionCodecFactory?)"/>,
+        /// presenting only the top-level fields <paramref name="projection"/> selects (<see cref="Lz4FastOptions.Projection"/>):
+        /// the other fields' LZ4 buffers inside the frames are not decompressed (the frames themselves are, as they are
+        /// read in order).
+        /// </summary>
+        /// <param name="lz4FramedIpc">One or more LZ4 frames holding an Arrow IPC stream (not the file format).</param>
+        /// <param name="projection">The fields to present; <see langword="null"/> for all of them.</param>
+        /// <param name="allocator">Where batch buffers are allocated; <see langword="null"/> for <see cref="SlabMemoryAllocator.Shared"/>.</param>
+        /// <param name="leaveOpen">Leave <paramref name="lz4FramedIpc"/> open when the reader is disposed.</param>
+        /// <param name="decoderOptions">Checksum verification and parallelism of the outer frames.</param>
+        /// <param name="compressionCodecFactory">Decodes compressed batch bodies; <see langword="null"/> for a <see cref="Lz4FastCodecFactory"/> with default options.</param>
+        /// <returns>The reader; dispose it (and each batch) when done.</returns>
+        /// <exception cref="ArgumentNullException"><paramref name="lz4FramedIpc"/> is null.</exception>
+        public static ArrowStreamReader CreateProjectedStreamReader(
+            Stream lz4FramedIpc,
+            IpcProjection? projection,
+            MemoryAllocator? allocator = null,
+            bool leaveOpen = false,
+            Lz4FrameDecoderOptions decoderOptions = default,
+            ICompressionCodecFactory? compressionCodecFactory = null)
+            => CreateStreamReader(lz4FramedIpc, projection, allocator, leaveOpen, decoderOptions, compressionCodecFactory);
+
+        private static ArrowStreamReader CreateStreamReader(
+            Stream lz4FramedIpc,
+            IpcProjection? projection,
+            MemoryAllocator? allocator,
+            bool leaveOpen,
+            Lz4FrameDecoderOptions decoderOptions,
+            ICompressionCodecFactory? compressionCodecFactory)
         {
             if (lz4FramedIpc is null) throw new ArgumentNullException(nameof(lz4FramedIpc));
             // The compressed bytes are counted as the frames are read, for the meter's framed path.
@@ -50,7 +82,7 @@ namespace ArrowLz4Fast
             var decoded = new Lz4FrameStream(input, decoderOptions, leaveOpen: false);
             // Arrow stops at the IPC end-of-stream marker; the wrapper reads on to the frame's end mark there, so its
             // content checksum is checked. LZ4 body compression inside is decoded by the wrapper, on every core.
-            var ipc = new IpcDecompressingStream(decoded, new Lz4FastOptions { VerifyChecksums = decoderOptions.VerifyChecksums }, leaveOpen: false, IpcDecompressingStream.DefaultMaxBodyLength, drainAtEnd: true);
+            var ipc = new IpcDecompressingStream(decoded, new Lz4FastOptions { VerifyChecksums = decoderOptions.VerifyChecksums, Projection = projection }, leaveOpen: false, IpcDecompressingStream.DefaultMaxBodyLength, drainAtEnd: true);
             return new ArrowStreamReader(new FramedIpcStream(ipc, input), allocator ?? SlabMemoryAllocator.Shared, compressionCodecFactory ?? new Lz4FastCodecFactory(), leaveOpen: false);
         }
     }

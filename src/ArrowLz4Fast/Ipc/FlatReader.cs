@@ -27,7 +27,7 @@ namespace ArrowLz4Fast.Ipc
             _inputOffset = inputOffset;
         }
 
-        private ReadOnlySpan<byte> Data => new(_buffer, _start, _length);
+        public ReadOnlySpan<byte> Data => new(_buffer, _start, _length);
 
         /// <summary>The flatbuffer's length.</summary>
         public int Length => _length;

@@ -28,6 +28,7 @@ namespace ArrowLz4Fast
             Length,
             Metadata,
             Body,
+            Gathered,
             Drained,
         }
 
@@ -39,6 +40,7 @@ namespace ArrowLz4Fast
             Header,
             Body,
             Drain,
+            Gather,
         }
 
         // The message in progress, kept across fills.
@@ -128,6 +130,8 @@ namespace ArrowLz4Fast
                         if (got < _metadataLength)
                             IpcErrors.ThrowTruncated(_input.Position, "message metadata", _metadataLength, got);
                         _message = ParseMetadata(_metadataLength, out _reader);
+                        if (_projection is not null && Project())
+                            return true;
                         // Anything but an LZ4 body passes through as it is: its header is queued already.
                         if (!_message.Lz4)
                             return false;
@@ -144,6 +148,10 @@ namespace ArrowLz4Fast
                         _bodySource = _body.AsMemory(0, (int)_message.BodyLength);
                         FinishCompressed(_reader, _message, _metadataLength);
                         return false;
+                    case Phase.Gathered:
+                        if (!Gathered())
+                            return false;
+                        break;
                     default:
                         return false;
                 }
@@ -269,6 +277,8 @@ namespace ArrowLz4Fast
                 case Target.Drain:
                     _input.Drain(_body);
                     return 0;
+                case Target.Gather:
+                    return GatherSync();
             }
             int got = 0;
             while (got < _fillCount)
@@ -291,6 +301,8 @@ namespace ArrowLz4Fast
                 case Target.Drain:
                     await _input.DrainAsync(_body, cancellationToken).ConfigureAwait(false);
                     return 0;
+                case Target.Gather:
+                    return await GatherAsync(cancellationToken).ConfigureAwait(false);
             }
             int got = 0;
             while (got < _fillCount)

@@ -38,7 +38,8 @@ namespace ArrowLz4Fast
         /// </remarks>
         private bool WorthReadingAhead()
         {
-            if (_readAhead is null || _outputLength < _decoder.MinimumParallelLength || _input.HasLookahead)
+            // A projection reads only the kept buffers: the next message is not read ahead whole.
+            if (_readAhead is null || Projecting || _outputLength < _decoder.MinimumParallelLength || _input.HasLookahead)
                 return false;
             try
             {

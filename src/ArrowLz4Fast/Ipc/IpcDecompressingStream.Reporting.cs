@@ -48,6 +48,7 @@ namespace ArrowLz4Fast
             _messageIndex++;
             _known = Known.Nothing;
             _failedBuffer = -1;
+            _projected = false;
         }
 
         /// <summary>Notes the parsed message: a schema's columns, a batch's index among its kind.</summary>
@@ -100,7 +101,7 @@ namespace ArrowLz4Fast
         private void Decoded(ReadOnlySpan<byte> body)
         {
             ArrowLz4FastMetrics.RecordDecompressMessage(ArrowLz4FastMetrics.TagIpcStream, IpcBufferItem.Frames(_items, _itemCount), _message.BodyLength, _outputLength);
-            if (!_verifyOffsets || Columns?.For(_message) is not { } layout)
+            if (!_verifyOffsets || LayoutOf(_message) is not { } layout)
                 return;
             if (!IpcOffsetsVerifier.Verify(layout, _reader, _message, body, _items, _bodyOffset, out IpcOffsetsVerifier.Failure failure))
             {
@@ -166,7 +167,7 @@ namespace ArrowLz4Fast
         {
             string text = $"body buffer {index}";
             IpcSchemaColumns? columns = Columns;
-            if (columns?.For(_message) is not { } layout)
+            if (columns is null || LayoutOf(_message) is not { } layout)
                 return text;
             int column = IpcSchemaColumns.ColumnOf(layout, index);
             if (column < 0)

@@ -22,6 +22,8 @@ namespace ArrowLz4Fast
     /// codec factory (for example <c>new Lz4FastCodecFactory(new Apache.Arrow.Compression.CompressionCodecFactory())</c>)
     /// still decodes ZSTD. An IPC file (it starts with <c>ARROW1</c>) is read as the stream it embeds: every batch in
     /// order; random access to a file stays with <c>ArrowFileReader</c> and a codec factory.
+    /// <see cref="Lz4FastOptions.Projection"/> presents only the selected top-level fields: the others' buffers are
+    /// neither decompressed nor, from a seekable input, read (<see cref="IpcProjection"/>).
     /// Malformed input is an <see cref="InvalidDataException"/> whose inner <see cref="Frames.Lz4FrameException"/> has the
     /// byte offset of the defect in the input stream; a frame compressed against a dictionary is a
     /// <see cref="NotSupportedException"/>. An instance is not safe for concurrent use.
@@ -69,6 +71,7 @@ namespace ArrowLz4Fast
             Header,
             Body,
             PassBody,
+            Gathered,
             End,
         }
 
@@ -133,6 +136,7 @@ namespace ArrowLz4Fast
             _drainAtEnd = drainAtEnd;
             _decoder = new IpcBodyDecoder(options ?? new Lz4FastOptions());
             _verifyOffsets = options?.VerifyOffsets ?? false;
+            _projection = options?.Projection;
             _readAhead = _decoder.Degree > 1 && _input.CanReadAhead ? ReadAhead : null;
             _header = ArrayPool<byte>.Shared.Rent(256 + HeaderSlack);
             _body = ArrayPool<byte>.Shared.Rent(InitialChunk);
@@ -237,6 +241,7 @@ namespace ArrowLz4Fast
                 ArrayPool<IpcBufferItem>.Shared.Return(_items);
             _items = Array.Empty<IpcBufferItem>();
             ReturnSchema();
+            ReturnProjectionArrays();
             if (_spare is not null)
             {
                 ArrayPool<byte>.Shared.Return(_spare);
@@ -308,6 +313,8 @@ namespace ArrowLz4Fast
                     case State.PassBody:
                         int n = _input.Read(destination.Slice(0, (int)Math.Min(destination.Length, _passRemaining)), _body);
                         return Passed(n);
+                    case State.Gathered:
+                        return ServeGathered(destination);
                     default:
                         return 0;
                 }
@@ -342,6 +349,8 @@ namespace ArrowLz4Fast
                     case State.PassBody:
                         int n = await _input.ReadAsync(destination.Slice(0, (int)Math.Min(destination.Length, _passRemaining)), _body, cancellationToken).ConfigureAwait(false);
                         return Passed(n);
+                    case State.Gathered:
+                        return ServeGathered(destination.Span);
                     default:
                         return 0;
                 }

@@ -85,6 +85,9 @@ namespace ArrowLz4Fast.Ipc
             return new IpcSchemaColumns(copy, root);
         }
 
+        /// <summary>The columns of a record batch; null when not known.</summary>
+        public Layout? Batch => _batch;
+
         /// <summary>The columns of a batch: the record batch's, or those of the dictionary id; null when not known.</summary>
         public Layout? For(in IpcMessage message) =>
             !message.Dictionary.Exists ? _batch : _dictionaries.TryGetValue(message.DictionaryId, out Layout? layout) ? layout : null;
