@@ -14,7 +14,7 @@ declare -A project=(
 )
 declare -A catchers=(
   [1]="FullyQualifiedName~Liblz4AgreementTests"
-  [2]="FullyQualifiedName~MalformedCorpusTests|FullyQualifiedName~RawFrameCorpusTests"
+  [2]="FullyQualifiedName~ErrorKindCorpusTests|FullyQualifiedName~MalformedCorpusTests|FullyQualifiedName~RawFrameCorpusTests"
   [3]="FullyQualifiedName~DecodeBatchTests.Batches_of_more_items|FullyQualifiedName~DecodeBatchTests.In_a_batch_of_several_parts"
   [4]="FullyQualifiedName~IpcDecompressingStreamHostileTests"
   [5]="FullyQualifiedName~SlabMemoryAllocator"

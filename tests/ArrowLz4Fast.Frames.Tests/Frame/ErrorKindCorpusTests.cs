@@ -56,6 +56,11 @@ namespace ArrowLz4Fast.Tests
             Assert.DoesNotContain("byte offset", span.Detail, StringComparison.Ordinal);
             Assert.Equal(-1, span.BatchItem);
             AssertAtField(input, span);
+            if (span.Kind != Lz4FrameErrorKind.Truncated && RefusedFromTheHeader(Corpus.Sidecar(Corpus.Committed(file))))
+            {
+                // liblz4 refuses these from the frame header alone (LZ4F_getFrameInfo): so must we, not at a block later on.
+                Assert.InRange(span.Offset, 0, HeaderLength(input) - 1);
+            }
 
             // The stream decoder keeps its own position: the same defect at the same offset.
             using (var stream = new Lz4FrameStream(new MemoryStream(input), CompressionMode.Decompress))
@@ -86,6 +91,34 @@ namespace ArrowLz4Fast.Tests
                 Assert.Equal(Lead + good.Length + span.Offset, batch.Offset);
             }
         }
+
+        [Theory]
+        [InlineData(0x80)]
+        [InlineData(0x40 | 0x80)]
+        [InlineData(0x01)]
+        public void A_BD_byte_with_a_reserved_bit_set_is_refused_at_BD(int reserved)
+        {
+            // A valid frame with a reserved BD bit set and the header checksum recomputed: the format says reserved bits
+            // must be zero, and liblz4 refuses them (reservedFlag_set) whatever the frame holds after the header.
+            byte[] frame = Encode(100);
+            int header = HeaderLength(frame);
+            frame[5] |= (byte)reserved;
+            frame[header - 1] = (byte)(K4os.Hash.xxHash.XXH32.DigestOf(frame.AsSpan(4, header - 5)) >> 8);
+            Lz4FrameException error = FrameErrors.Throws(() => Lz4FrameDecoder.Decode(frame, new byte[100], out _, out _));
+            Assert.Equal(Lz4FrameErrorKind.ReservedBits, error.Kind);
+            Assert.Equal(5, error.Offset);
+        }
+
+        /// <summary>Whether python-lz4's reference run failed in LZ4F_getFrameInfo, which reads the frame header only.</summary>
+        private static bool RefusedFromTheHeader(JsonElement sidecar) =>
+            sidecar.TryGetProperty("reference", out JsonElement reference)
+            && reference.TryGetProperty("python_lz4", out JsonElement python)
+            && python.TryGetProperty("error", out JsonElement error)
+            && (error.GetString() ?? "").Contains("LZ4F_getFrameInfo", StringComparison.Ordinal);
+
+        /// <summary>Magic, FLG, BD, the optional content size and dictionary id, and the header checksum.</summary>
+        private static int HeaderLength(byte[] frame) =>
+            4 + 2 + ((frame[4] & 0x08) != 0 ? 8 : 0) + ((frame[4] & 0x01) != 0 ? 4 : 0) + 1;
 
         [Fact]
         public void A_dictionary_frame_is_declined_with_its_kind_and_offset_and_a_short_one_with_DecodedLength()
