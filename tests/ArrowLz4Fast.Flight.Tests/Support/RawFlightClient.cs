@@ -1,3 +1,4 @@
+using System;
 using System.Collections.Generic;
 using System.Threading.Tasks;
 using Grpc.Core;
@@ -45,9 +46,11 @@ namespace ArrowLz4Fast.Flight.Tests.Support
                         await call.RequestStream.WriteAsync(message!);
                     await call.RequestStream.CompleteAsync();
                 }
-                catch (RpcException)
+                catch (Exception e) when (e is RpcException || e is System.Net.Http.HttpRequestException || e is System.IO.IOException)
                 {
-                    // The server failed the call while we were still writing: its status comes with the response.
+                    // The server failed the call while we were still writing: its status comes with the response. Which
+                    // exception the write throws depends on whether the client has seen the trailers yet: an RpcException
+                    // if it has, the HTTP/2 stream's reset if the write got there first.
                 }
                 var results = new List<byte[]>();
                 while (await call.ResponseStream.MoveNext(default))
