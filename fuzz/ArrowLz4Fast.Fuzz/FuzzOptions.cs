@@ -36,6 +36,9 @@ namespace ArrowLz4Fast.Fuzz
         /// <summary>Fuzz IpcDecompressingStream instead: mutants of the corpus IPC streams (fuzz/README.md, --ipc).</summary>
         public bool Ipc { get; private set; }
 
+        /// <summary>Fuzz random access to IPC files instead (Lz4ArrowFileReader): mutants of their footers and messages (fuzz/README.md, --ipc-file).</summary>
+        public bool IpcFile { get; private set; }
+
         /// <summary>Fuzz IpcCompressingStream instead: mutants of the corpus IPC streams written into it uncompressed (fuzz/README.md, --ipc-write).</summary>
         public bool IpcWrite { get; private set; }
 
@@ -69,6 +72,7 @@ namespace ArrowLz4Fast.Fuzz
                     case "--stream": options.Stream = true; break;
                     case "--ipc": options.Ipc = true; break;
                     case "--ipc-write": options.IpcWrite = true; break;
+                    case "--ipc-file": options.IpcFile = true; break;
                     case "--flight": options.Flight = true; break;
                     case "--schema-only": options.SchemaOnly = true; break;
                     case "--project": options.Project = true; break;

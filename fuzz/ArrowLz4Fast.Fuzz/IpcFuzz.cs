@@ -268,7 +268,7 @@ namespace ArrowLz4Fast.Fuzz
         }
 
         /// <summary>The seed's top-level field names, read through the wrapper; none when it cannot be read.</summary>
-        private static string[] FieldNames(byte[] bytes)
+        internal static string[] FieldNames(byte[] bytes)
         {
             try
             {
@@ -285,7 +285,7 @@ namespace ArrowLz4Fast.Fuzz
         /// One to three of the seed's fields, by index (in any order) or, one time in four, by name; one time in sixteen
         /// an index past the seed's fields, and one in sixteen no field at all.
         /// </summary>
-        private static IpcProjection RandomProjection(string[] fields, Random random, out string what)
+        internal static IpcProjection RandomProjection(string[] fields, Random random, out string what)
         {
             int n = Math.Max(1, fields.Length);
             int roll = random.Next(16);

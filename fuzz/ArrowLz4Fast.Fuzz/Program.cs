@@ -13,6 +13,8 @@ var options = FuzzOptions.Parse(args);
 Oracle.ForceParallel = options.Parallel;
 Oracle.Stream = options.Stream;
 string root = FuzzOptions.RepositoryRoot();
+if (options.IpcFile)
+    return IpcFileFuzz.Run(options, root);
 if (options.Ipc)
     return IpcFuzz.Run(options, root);
 if (options.IpcWrite)

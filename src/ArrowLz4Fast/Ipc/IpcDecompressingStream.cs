@@ -21,7 +21,7 @@ namespace ArrowLz4Fast
     /// Schema messages, uncompressed messages and ZSTD-compressed messages pass through unchanged, so a reader given a
     /// codec factory (for example <c>new Lz4FastCodecFactory(new Apache.Arrow.Compression.CompressionCodecFactory())</c>)
     /// still decodes ZSTD. An IPC file (it starts with <c>ARROW1</c>) is read as the stream it embeds: every batch in
-    /// order; random access to a file stays with <c>ArrowFileReader</c> and a codec factory.
+    /// order; for random access to a file, batch <i>i</i> from its footer, see <see cref="Lz4ArrowFileReader"/>.
     /// <see cref="Lz4FastOptions.Projection"/> presents only the selected top-level fields: the others' buffers are
     /// neither decompressed nor, from a seekable input, read (<see cref="IpcProjection"/>).
     /// Malformed input is an <see cref="InvalidDataException"/> whose inner <see cref="Frames.Lz4FrameException"/> has the

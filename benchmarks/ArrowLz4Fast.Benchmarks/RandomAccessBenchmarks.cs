@@ -1,0 +1,93 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using Apache.Arrow;
+using Apache.Arrow.Ipc;
+using ArrowLz4Fast.Benchmarks.Harness;
+using ArrowLz4Fast.Memory;
+using BenchmarkDotNet.Attributes;
+
+namespace ArrowLz4Fast.Benchmarks
+{
+    /// <summary>
+    /// Batch <i>i</i> of a 100-batch, 200-column LZ4 Feather-shaped file on disk (page cache), two columns, through
+    /// <see cref="Lz4ArrowFileReader"/> (opened for each read: footer, schema, the batch) against reading the file up to
+    /// batch <i>i</i> through <see cref="ArrowFileReader"/> with the package's codec, every column (issue #46's target:
+    /// 50x sooner).
+    /// </summary>
+    /// <remarks>
+    /// The table is <see cref="WideTable"/> with 2,048 rows per batch (a thirty-second of Feather's 64 Ki, so that the
+    /// file stays a few hundred MB at most): ten distinct batches written ten times over, in order, so generating it
+    /// holds ten batches in memory, not a hundred. Reading a batch costs what it costs whichever of the ten it is.
+    /// </remarks>
+    [MemoryDiagnoser]
+    public class RandomAccessBenchmarks
+    {
+        private const int Batches = 100;
+        private const int Distinct = 10;
+        private const int RowsPerBatch = 2048;
+        private static readonly string[] TwoColumns = { "c004_4", "c015_7" };
+
+        private string _filePath = null!;
+        private Lz4FastCodecFactory _codec = null!;
+        private Lz4FastOptions _twoColumns = null!;
+
+        // Made once per process: an in-process run (and the CI smoke run) sets up every benchmark of the class in turn.
+        private static readonly Lazy<byte[]> s_file = new Lazy<byte[]>(() =>
+        {
+            List<RecordBatch> distinct = WideTable.Batches(Distinct, RowsPerBatch);
+            byte[] file = WideTable.Write(Enumerable.Range(0, Batches).Select(b => distinct[b % Distinct]).ToList(), file: true);
+            foreach (RecordBatch batch in distinct)
+                batch.Dispose();
+            return file;
+        });
+
+        /// <summary>The batch read: the middle one and the last one.</summary>
+        [Params(50, 99)]
+        public int Index { get; set; }
+
+        [GlobalSetup]
+        public void Setup()
+        {
+            _filePath = Path.Combine(Path.GetTempPath(), $"arrowlz4fast-random-access-{Environment.ProcessId}.feather");
+            File.WriteAllBytes(_filePath, s_file.Value);
+            Console.WriteLine($"// RandomAccessBenchmarks: {Batches} batches of {RowsPerBatch} rows x {WideTable.Columns} columns, {s_file.Value.Length:N0} bytes");
+            _codec = new Lz4FastCodecFactory();
+            _twoColumns = new Lz4FastOptions { Projection = IpcProjection.ByName(TwoColumns) };
+        }
+
+        [GlobalCleanup]
+        public void Cleanup() => File.Delete(_filePath);
+
+        [Benchmark(Baseline = true, Description = "codec path (ArrowFileReader), every column, batches 0..i")]
+        public long CodecUpToBatch()
+        {
+            using FileStream file = File.OpenRead(_filePath);
+            using var reader = new ArrowFileReader(file, _codec);
+            long rows = 0;
+            for (int i = 0; i <= Index; i++)
+            {
+                using RecordBatch batch = reader.ReadNextRecordBatch();
+                rows += batch.Length + batch.ColumnCount;
+            }
+            return rows;
+        }
+
+        [Benchmark(Description = "Lz4ArrowFileReader, two columns, batch i")]
+        public long RandomAccessTwoColumns()
+        {
+            using var reader = new Lz4ArrowFileReader(_filePath, _twoColumns, SlabMemoryAllocator.Shared);
+            using RecordBatch batch = reader.ReadRecordBatch(Index);
+            return batch.Length + batch.ColumnCount;
+        }
+
+        [Benchmark(Description = "Lz4ArrowFileReader, every column, batch i")]
+        public long RandomAccessAllColumns()
+        {
+            using var reader = new Lz4ArrowFileReader(_filePath, null, SlabMemoryAllocator.Shared);
+            using RecordBatch batch = reader.ReadRecordBatch(Index);
+            return batch.Length + batch.ColumnCount;
+        }
+    }
+}

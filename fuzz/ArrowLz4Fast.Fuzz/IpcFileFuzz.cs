@@ -1,0 +1,236 @@
+using System;
+using System.Buffers.Binary;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using Apache.Arrow;
+using Apache.Arrow.Ipc;
+using ArrowLz4Fast.Frames;
+using ArrowLz4Fast.Memory;
+using ArrowLz4Fast.Tests.Support;
+
+namespace ArrowLz4Fast.Fuzz
+{
+    /// <summary>
+    /// --ipc-file: random access (Lz4ArrowFileReader) to mutants of LZ4 IPC files written from the corpus streams: the
+    /// footer (bytes, a block's offset, metaDataLength or bodyLength, a vector's count), a message's metadata or body
+    /// (the --ipc mutations), or the file cut short; each opened from memory or a temporary file with a random
+    /// projection and read at random batch indices, synchronously and asynchronously. Only InvalidDataException (with
+    /// its Lz4FrameException) and NotSupportedException may come out, within the --ipc budgets.
+    /// </summary>
+    internal static class IpcFileFuzz
+    {
+        private static readonly TimeSpan TimeBudget = TimeSpan.FromSeconds(5);
+        private const int TimeRetries = 2;
+        private const long AllocationBudget = 256L << 20;
+        private static readonly long[] Interesting = { 0, 1, -1, 7, 8, 9, 24, 65536, int.MaxValue, int.MinValue, uint.MaxValue, long.MaxValue, long.MinValue, 1L << 40 };
+
+        public static int Run(FuzzOptions options, string root)
+        {
+            var seeds = new List<(string Name, byte[] Bytes, List<IpcMutator.Message> Messages, string[] Fields, long Footer)>();
+            string dir = Path.Combine(root, "corpus", "ipc");
+            foreach (string file in Directory.EnumerateFiles(dir, "*.arrows", SearchOption.AllDirectories).OrderBy(f => f, StringComparer.Ordinal))
+            {
+                if (new FileInfo(file).Length > 1 << 20)
+                    continue; // the large streams make slow mutants; their shapes are in the small ones
+                byte[]? bytes = FileOf(file);
+                if (bytes is null)
+                    continue;
+                long footer = bytes.Length - 10 - BinaryPrimitives.ReadInt32LittleEndian(bytes.AsSpan(bytes.Length - 10));
+                seeds.Add((Path.GetFileName(Path.GetDirectoryName(file)) + "/" + Path.GetFileName(file), bytes, IpcMutator.Messages(bytes), IpcFuzz.FieldNames(bytes), footer));
+            }
+            Console.WriteLine($"fuzz --ipc-file: {seeds.Count} seed files, seed {options.Seed}, mutants {options.Start}..{options.Start + options.Count - 1}, {options.Threads} thread(s)");
+
+            long first = options.Index ?? options.Start;
+            long count = options.Index.HasValue ? 1 : options.Count;
+            int failures = 0, rejected = 0, accepted = 0;
+            long maxTicks = 0, maxAllocated = 0;
+            var findings = new System.Collections.Concurrent.ConcurrentQueue<string>();
+            Parallel.For(0, count, new ParallelOptions { MaxDegreeOfParallelism = options.Threads }, k =>
+            {
+                long index = first + k;
+                var random = new Random(unchecked((int)(options.Seed * 2654435761UL) ^ (int)index ^ (int)(index >> 32) ^ 0x5EED));
+                var seed = seeds[random.Next(seeds.Count)];
+                byte[] mutant = Mutate(seed.Bytes, seed.Messages, seed.Footer, random, out string what);
+                IpcProjection? projection = random.Next(4) == 0 ? null : IpcFuzz.RandomProjection(seed.Fields, random, out _);
+                what += projection is null ? ", every field" : $", projection {ProjectionText(projection)}";
+                int degree = 1 + random.Next(3);
+                int readSeed = random.Next();
+                string? problem = Check(mutant, projection, degree, new Random(readSeed), out bool wasRejected, out TimeSpan took, out long allocated);
+                for (int retry = 0; problem is null && took > TimeBudget && retry < TimeRetries; retry++)
+                    problem = Check(mutant, projection, degree, new Random(readSeed), out _, out took, out allocated);
+                IpcFuzz.InterlockedMax(ref maxTicks, took.Ticks);
+                IpcFuzz.InterlockedMax(ref maxAllocated, allocated);
+                if (problem is null && took > TimeBudget)
+                    problem = $"over the time budget: {took.TotalMilliseconds:F0} ms (budget {TimeBudget.TotalMilliseconds:F0} ms)";
+                if (problem is null && allocated > AllocationBudget)
+                    problem = $"over the memory budget: {allocated:N0} bytes allocated (budget {AllocationBudget:N0})";
+                if (problem is not null)
+                {
+                    Interlocked.Increment(ref failures);
+                    if (options.OutDir is not null)
+                    {
+                        Directory.CreateDirectory(options.OutDir);
+                        File.WriteAllBytes(Path.Combine(options.OutDir, $"ipc-file-{options.Seed}-{index}.arrow"), mutant);
+                    }
+                    findings.Enqueue($"  --ipc-file --seed {options.Seed} --index {index} [{seed.Name}, {what}, degree {degree}] {problem}");
+                }
+                else if (wasRejected)
+                {
+                    Interlocked.Increment(ref rejected);
+                }
+                else
+                {
+                    Interlocked.Increment(ref accepted);
+                }
+            });
+            foreach (string finding in findings.Take(options.Examples * 10))
+                Console.WriteLine(finding);
+            Console.WriteLine($"fuzz --ipc-file: {count} mutants: {rejected} rejected, {accepted} read, {failures} failure(s)");
+            Console.WriteLine($"fuzz --ipc-file: at most {TimeSpan.FromTicks(maxTicks).TotalMilliseconds:F0} ms and {maxAllocated:N0} bytes allocated for one mutant (budget {TimeBudget.TotalMilliseconds:F0} ms, {AllocationBudget:N0} bytes)");
+            return failures == 0 ? 0 : 1;
+        }
+
+        /// <summary>The corpus stream's batches as an LZ4 IPC file, as ArrowFileWriter writes it with the official codec; null when there is none to write.</summary>
+        private static byte[]? FileOf(string stream)
+        {
+            var factory = new Lz4FastCodecFactory(new Apache.Arrow.Compression.CompressionCodecFactory());
+            var batches = new List<RecordBatch>();
+            try
+            {
+                using (var reader = new ArrowStreamReader(File.OpenRead(stream), SlabMemoryAllocator.Shared, factory, leaveOpen: false))
+                {
+                    while (reader.ReadNextRecordBatch() is RecordBatch batch)
+                        batches.Add(batch);
+                }
+                if (batches.Count == 0)
+                    return null;
+                using var output = new MemoryStream();
+                var ipc = new IpcOptions { CompressionCodec = CompressionCodecType.Lz4Frame, CompressionCodecFactory = new Apache.Arrow.Compression.CompressionCodecFactory() };
+                using (var writer = new ArrowFileWriter(output, batches[0].Schema, leaveOpen: true, ipc))
+                {
+                    foreach (RecordBatch batch in batches)
+                        writer.WriteRecordBatch(batch);
+                    writer.WriteEnd();
+                }
+                return output.ToArray();
+            }
+            finally
+            {
+                foreach (RecordBatch batch in batches)
+                    batch.Dispose();
+            }
+        }
+
+        /// <summary>One mutation: of the footer (bytes, a block field, a count), of a message (as --ipc), or a cut.</summary>
+        private static byte[] Mutate(byte[] original, List<IpcMutator.Message> messages, long footer, Random random, out string what)
+        {
+            int roll = random.Next(8);
+            if (roll < 2)
+                return IpcMutator.Mutate(original, messages, random, out what);
+            if (roll == 2)
+            {
+                int cut = random.Next(original.Length);
+                what = $"cut to {cut} bytes";
+                return original.AsSpan(0, cut).ToArray();
+            }
+            byte[] bytes = (byte[])original.Clone();
+            int footerLength = (int)(original.Length - 10 - footer);
+            if (roll < 5)
+            {
+                // Bytes of the footer, its length or the magic after it.
+                int edits = 1 + random.Next(3);
+                what = "footer bytes";
+                for (int e = 0; e < edits; e++)
+                {
+                    int at = (int)footer + random.Next(footerLength + 10);
+                    if (random.Next(2) == 0)
+                        bytes[at] ^= (byte)(1 << random.Next(8));
+                    else
+                        bytes[at] = (byte)random.Next(256);
+                    what += $" @{at}";
+                }
+                return bytes;
+            }
+            // A Block's field or a vector's count, found by their 8-byte alignment in the footer: every aligned int64 and
+            // int32 is a candidate, most of them block fields.
+            int slots = Math.Max(1, footerLength / 4);
+            int slot = (int)footer + (4 * random.Next(slots));
+            long value = random.Next(3) switch
+            {
+                0 => Interesting[random.Next(Interesting.Length)],
+                1 => BinaryPrimitives.ReadInt64LittleEndian(bytes.AsSpan(Math.Min(slot, bytes.Length - 8))) + (8 * (random.Next(9) - 4)),
+                _ => random.Next(original.Length + 64),
+            };
+            if (random.Next(2) == 0 && slot + 8 <= bytes.Length)
+            {
+                BinaryPrimitives.WriteInt64LittleEndian(bytes.AsSpan(slot), value);
+                what = $"footer int64 @{slot} = {value}";
+            }
+            else
+            {
+                BinaryPrimitives.WriteInt32LittleEndian(bytes.AsSpan(Math.Min(slot, bytes.Length - 4)), unchecked((int)value));
+                what = $"footer int32 @{slot} = {unchecked((int)value)}";
+            }
+            return bytes;
+        }
+
+        private static string? Check(byte[] bytes, IpcProjection? projection, int degree, Random random, out bool rejected, out TimeSpan took, out long allocated)
+        {
+            rejected = false;
+            var clock = System.Diagnostics.Stopwatch.StartNew();
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            try
+            {
+                var options = new Lz4FastOptions { MaxDegreeOfParallelism = degree, MinimumParallelLength = 1, Projection = projection, VerifyOffsets = random.Next(2) == 0 };
+                using Lz4ArrowFileReader reader = random.Next(2) == 0
+                    ? new Lz4ArrowFileReader(bytes.AsMemory(), options, SlabMemoryAllocator.Shared)
+                    : new Lz4ArrowFileReader(TemporaryFile(bytes), options, SlabMemoryAllocator.Shared, leaveOpen: false);
+                _ = reader.Schema;
+                int reads = reader.RecordBatchCount == 0 ? 0 : 1 + random.Next(3);
+                for (int r = 0; r < reads; r++)
+                {
+                    int i = random.Next(reader.RecordBatchCount);
+                    using RecordBatch batch = random.Next(3) == 0
+                        ? reader.ReadRecordBatchAsync(i).AsTask().GetAwaiter().GetResult()
+                        : reader.ReadRecordBatch(i);
+                    // Touch every column, as a user would.
+                    for (int c = 0; c < batch.ColumnCount; c++)
+                        _ = batch.Column(c).NullCount;
+                }
+            }
+            catch (InvalidDataException e) when (e.InnerException is Lz4FrameException)
+            {
+                rejected = true;
+            }
+            catch (NotSupportedException)
+            {
+                rejected = true;
+            }
+            catch (Exception e)
+            {
+                return $"threw {e.GetType().Name}: {e.Message} (at {e.StackTrace?.Split('\n').FirstOrDefault()?.Trim()})";
+            }
+            finally
+            {
+                took = clock.Elapsed;
+                allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+            }
+            return null;
+        }
+
+        private static string ProjectionText(IpcProjection projection) =>
+            projection.Names is { } names ? $"names [{string.Join(",", names)}]" : $"[{string.Join(",", projection.Indices!)}]";
+
+        /// <summary>A file holding <paramref name="bytes"/>, open for reading and deleted when closed.</summary>
+        private static FileStream TemporaryFile(byte[] bytes)
+        {
+            var file = new FileStream(Path.Combine(Path.GetTempPath(), "ipc-file-fuzz-" + Guid.NewGuid().ToString("N")), FileMode.CreateNew, FileAccess.ReadWrite, FileShare.None, 1, FileOptions.DeleteOnClose);
+            file.Write(bytes, 0, bytes.Length);
+            file.Position = 0;
+            return file;
+        }
+    }
+}
