@@ -47,6 +47,7 @@ namespace ArrowLz4Fast.Ipc
             if (type == IpcMessageParser.HeaderDictionaryBatch)
             {
                 Nodes(reader, message, Dictionary(reader, message, at), $"the dictionary batch of id {message.DictionaryId}");
+                Buffers(reader, message, IpcSchemaLayout.Dictionary(_dictionaries, message.DictionaryId).Buffers, $"the dictionary batch of id {message.DictionaryId}");
                 NullNodes(reader, message, dictionary: true, $"the dictionary batch of id {message.DictionaryId}");
             }
             else if (type == IpcMessageParser.HeaderRecordBatch)
@@ -54,6 +55,7 @@ namespace ArrowLz4Fast.Ipc
                 if (_missing > 0)
                     IpcErrors.Throw(at, $"message metadata, a record batch before the dictionary batch of id {FirstMissing()}, which its schema names");
                 Nodes(reader, message, _batchNodes, "the record batch");
+                Buffers(reader, message, _buffers, "the record batch");
                 NullNodes(reader, message, dictionary: false, "the record batch");
             }
         }
@@ -85,6 +87,17 @@ namespace ArrowLz4Fast.Ipc
             (_, int count) = reader.Vector(message.Batch, IpcMessageParser.RecordBatchNodes, 16, "RecordBatch.nodes");
             if (count != nodes)
                 IpcErrors.Throw(reader.InputOffset(0), $"message metadata, {what} lists {count} field node(s) but its schema needs {nodes}");
+        }
+
+        // Arrow .NET reads a batch's buffers by index too: a vector shorter than the schema needs gives it null entries.
+        // Every batch, not only those the stream decodes: one that passes through reaches Arrow's reader the same way.
+        private static void Buffers(FlatReader reader, in IpcMessage message, int buffers, string what)
+        {
+            if (buffers < 0 || !message.Batch.Exists)
+                return;
+            (_, int count) = reader.Vector(message.Batch, IpcMessageParser.RecordBatchBuffers, IpcMessageParser.BufferStructSize, "RecordBatch.buffers");
+            if (count < buffers)
+                IpcErrors.Throw(reader.InputOffset(0), $"message metadata, {what} lists {count} buffer(s) but its schema needs {buffers}");
         }
 
         // The nodes a dictionary batch of the message's id has.

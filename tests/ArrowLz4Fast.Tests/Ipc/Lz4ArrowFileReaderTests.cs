@@ -165,10 +165,11 @@ namespace ArrowLz4Fast.Tests
             Assert.InRange(frame.Offset, 0, bad.Length);
         }
 
-        // fuzz --ipc-file --seed 7 --index 29788: a batch whose buffer vector is short passes the stream path unchanged
-        // (it has no LZ4 buffer to decode) and Arrow's reader throws NullReferenceException on it.
+        // fuzz --ipc-file --seed 7 --index 29788: a batch whose buffer vector is shorter than its schema needs, in a file
+        // whose bodies are uncompressed (nothing to decode), made Arrow's reader throw NullReferenceException; the stream
+        // path now refuses it at its metadata, whatever the body's compression.
         [Fact]
-        public void A_batch_arrows_reader_fails_on_is_invalid_data_at_its_message()
+        public void A_batch_listing_fewer_buffers_than_its_schema_needs_is_invalid_data_at_its_metadata()
         {
             byte[] file = FileOf(Corpus.Committed("ipc/rust/empty.arrows"));
             IpcFileFooter footer = IpcFileFooter.Read(IpcFileSource.Over(file));
@@ -177,11 +178,21 @@ namespace ArrowLz4Fast.Tests
             Assert.Equal(0x0C, file[468]);
             Assert.InRange(468, block.Offset + 8, block.Body - 1);
             file[468] = 0x08;
-            using var reader = new Lz4ArrowFileReader(file);
-            reader.ReadRecordBatch(0).Dispose();
-            var e = Assert.Throws<InvalidDataException>(() => reader.ReadRecordBatch(1));
-            Assert.Equal(block.Offset, Assert.IsType<Lz4FrameException>(e.InnerException).Offset);
-            Assert.Contains("Arrow's reader failed", e.Message, StringComparison.Ordinal);
+
+            using (var reader = new Lz4ArrowFileReader(file))
+            {
+                reader.ReadRecordBatch(0).Dispose();
+                var e = Assert.Throws<InvalidDataException>(() => reader.ReadRecordBatch(1));
+                Assert.Equal(block.Offset + 8, Assert.IsType<Lz4FrameException>(e.InnerException).Offset);
+                Assert.Contains("the record batch lists 0 buffer(s) but its schema needs 5", e.Message, StringComparison.Ordinal);
+            }
+
+            // The same file read in order as the stream it embeds.
+            using var stream = new ArrowStreamReader(new IpcDecompressingStream(new MemoryStream(file)));
+            stream.ReadNextRecordBatch()!.Dispose();
+            var inOrder = Assert.Throws<InvalidDataException>(() => stream.ReadNextRecordBatch());
+            Assert.Equal(block.Offset + 8, Assert.IsType<Lz4FrameException>(inOrder.InnerException).Offset);
+            Assert.Contains("the record batch lists 0 buffer(s) but its schema needs 5", inOrder.Message, StringComparison.Ordinal);
         }
 
         // docs/projection.md, "Random access" (kept verbatim between the markers).
