@@ -61,7 +61,7 @@ namespace ArrowLz4Fast
             long left = _input.Left;
             if (_fileEnd >= 0)
                 left = Math.Min(left, _fileEnd - _input.Position);
-            return left - ArrivingLeft;
+            return left - _source.Left;
         }
 
         /// <summary>

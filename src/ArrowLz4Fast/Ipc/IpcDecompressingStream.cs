@@ -43,6 +43,7 @@ namespace ArrowLz4Fast
         private readonly bool _drainAtEnd;
         private readonly IpcBodyDecoder _decoder;
         private readonly WholeWriteHandoff _handoff = new WholeWriteHandoff();
+        private readonly IpcBodySource _wholeBody = new IpcBodySource();
 
         private State _state;
         private State _afterHeader;
@@ -54,6 +55,8 @@ namespace ArrowLz4Fast
 
         private byte[] _body;
         private ReadOnlyMemory<byte> _bodySource;
+        private IpcBodySource _source;
+        private IpcDeferredBody? _deferred;
         private long _bodyOffset;
         private IpcBufferItem[] _items = Array.Empty<IpcBufferItem>();
         private int _itemCount;
@@ -138,6 +141,7 @@ namespace ArrowLz4Fast
             _verifyOffsets = options?.VerifyOffsets ?? false;
             _projection = options?.Projection;
             _readAhead = _decoder.Degree > 1 && _input.CanReadAhead ? ReadAhead : null;
+            _source = _wholeBody;
             _header = ArrayPool<byte>.Shared.Rent(256 + HeaderSlack);
             _body = ArrayPool<byte>.Shared.Rent(InitialChunk);
         }
@@ -232,6 +236,9 @@ namespace ArrowLz4Fast
             _header = Array.Empty<byte>();
             _body = Array.Empty<byte>();
             _bodySource = default;
+            _source = _wholeBody;
+            _wholeBody.Clear();
+            _deferred?.Clear();
             if (_window is not null)
             {
                 ArrayPool<byte>.Shared.Return(_window);
@@ -339,8 +346,8 @@ namespace ArrowLz4Fast
                     case State.Header:
                         return ServeHeader(destination.Span);
                     case State.Body:
-                        if (_arriving || _reading)
-                            await ArriveAsync(cancellationToken).ConfigureAwait(false);
+                        if (!_source.AllThere)
+                            await _deferred!.BringAllAsync(cancellationToken).ConfigureAwait(false);
                         // Arrow's async read passes the body buffer's Memory before reaching its span.
                         bool zeroingOwed = IsWholeBodyRead(destination.Length)
                             && SlabMemoryOwner.TrySkipClear(destination.Slice(0, _outputLength), out _);
@@ -389,7 +396,7 @@ namespace ArrowLz4Fast
             {
                 try
                 {
-                    _decoder.Decode(CompressedBody, destination.Slice(0, _outputLength), _bodyOffset, _items, _itemCount, BodyFill, alongside, BodyRead);
+                    _decoder.Decode(_source, destination.Slice(0, _outputLength), alongside);
                 }
                 catch when (zeroingOwed)
                 {
@@ -411,7 +418,7 @@ namespace ArrowLz4Fast
                     _window = null;
                     _window = ArrayPool<byte>.Shared.Rent(_outputLength);
                 }
-                _decoder.Decode(CompressedBody, _window.AsSpan(0, _outputLength), _bodyOffset, _items, _itemCount, BodyFill, read: BodyRead);
+                _decoder.Decode(_source, _window.AsSpan(0, _outputLength));
                 Decoded(_window.AsSpan(0, _outputLength));
                 _windowReady = true;
             }
