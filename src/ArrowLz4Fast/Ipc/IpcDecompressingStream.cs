@@ -37,6 +37,9 @@ namespace ArrowLz4Fast
         private const int HeaderSlack = 65536 + 32;
         private const int InitialChunk = 1 << 16;
 
+        // Read only: a stream made without options takes its settings from it.
+        private static readonly Lz4FastOptions s_defaults = new Lz4FastOptions();
+
         private readonly IpcInput _input;
         private readonly bool _leaveOpen;
         private readonly long _maxBodyLength;
@@ -137,10 +140,10 @@ namespace ArrowLz4Fast
             _leaveOpen = leaveOpen;
             _maxBodyLength = maxBodyLength;
             _drainAtEnd = drainAtEnd;
-            _decoder = new IpcBodyDecoder(options ?? new Lz4FastOptions());
+            _decoder = new IpcBodyDecoder(options ?? s_defaults);
             _verifyOffsets = options?.VerifyOffsets ?? false;
             _projection = options?.Projection;
-            _readAhead = _decoder.Degree > 1 && _input.CanReadAhead ? ReadAhead : null;
+            _canReadAhead = _decoder.Degree > 1 && _input.CanReadAhead;
             _source = _wholeBody;
             _header = ArrayPool<byte>.Shared.Rent(256 + HeaderSlack);
             _body = ArrayPool<byte>.Shared.Rent(InitialChunk);
@@ -316,7 +319,7 @@ namespace ArrowLz4Fast
                             _handoff.Announce(_outputLength);
                         return served;
                     case State.Body:
-                        return ServeBody(destination, zeroingOwed, WorthReadingAhead() ? _readAhead : null);
+                        return ServeBody(destination, zeroingOwed, WorthReadingAhead() ? _readAhead ??= ReadAhead : null);
                     case State.PassBody:
                         int n = _input.Read(destination.Slice(0, (int)Math.Min(destination.Length, _passRemaining)), _body);
                         return Passed(n);
