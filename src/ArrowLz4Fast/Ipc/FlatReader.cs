@@ -1,5 +1,6 @@
 using System;
 using System.Buffers.Binary;
+using System.Runtime.CompilerServices;
 
 namespace ArrowLz4Fast.Ipc
 {
@@ -38,17 +39,15 @@ namespace ArrowLz4Fast.Ipc
         public FlatTable Table(int position, string what)
         {
             if (position < 0 || position > _length - 4)
-                Fail(position, $"{what}: the table lies outside the {_length}-byte metadata");
+                FailTableOutside(position, what);
             long vtable = position - (long)BinaryPrimitives.ReadInt32LittleEndian(Data.Slice(position));
             if (vtable < 0 || vtable > _length - 4 || (vtable & 1) != 0)
-                Fail(position, $"{what}: its vtable offset points to {vtable}, outside the metadata or misaligned");
+                FailVTableOffset(position, what, vtable);
             int vt = (int)vtable;
             int vtableSize = BinaryPrimitives.ReadUInt16LittleEndian(Data.Slice(vt));
             int tableSize = BinaryPrimitives.ReadUInt16LittleEndian(Data.Slice(vt + 2));
-            if (vtableSize < 4 || (vtableSize & 1) != 0 || vt + vtableSize > _length)
-                Fail(vt, $"{what}: vtable size {vtableSize} is invalid or runs past the metadata");
-            if (tableSize < 4 || position + tableSize > _length)
-                Fail(vt, $"{what}: table size {tableSize} runs past the metadata");
+            if (vtableSize < 4 || (vtableSize & 1) != 0 || vt + vtableSize > _length || tableSize < 4 || position + tableSize > _length)
+                FailTableSizes(vt, what, vtableSize, tableSize);
             return new FlatTable(position, vt, vtableSize, tableSize);
         }
 
@@ -62,7 +61,7 @@ namespace ArrowLz4Fast.Ipc
             if (offset == 0)
                 return -1;
             if (offset < 4 || offset + size > table.TableSize)
-                Fail(table.VTable + slot, $"{what}: field offset {offset} lies outside its {table.TableSize}-byte table");
+                FailField(table.VTable + slot, what, offset, table.TableSize);
             return table.Position + offset;
         }
 
@@ -99,10 +98,10 @@ namespace ArrowLz4Fast.Ipc
                 return (0, 0);
             int vector = Follow(at, what);
             if (vector > _length - 4)
-                Fail(vector, $"{what}: the vector lies outside the {_length}-byte metadata");
+                FailVector(vector, what, -1, elementSize);
             uint count = BinaryPrimitives.ReadUInt32LittleEndian(Data.Slice(vector));
             if (count * (long)elementSize > _length - vector - 4)
-                Fail(vector, $"{what}: {count} element(s) of {elementSize} bytes run past the metadata");
+                FailVector(vector, what, count, elementSize);
             return (vector + 4, (int)count);
         }
 
@@ -137,15 +136,53 @@ namespace ArrowLz4Fast.Ipc
         private int Follow(int position, string what)
         {
             if (position < 0 || position > _length - 4)
-                Fail(position, $"{what}: the offset field lies outside the {_length}-byte metadata");
+                FailFollow(position, what, -1);
             uint offset = BinaryPrimitives.ReadUInt32LittleEndian(Data.Slice(position));
-            // An offset of 0 points at itself: no flatbuffer writes one, and FlatBuffers .NET reads such a string as null.
-            if (offset == 0)
-                Fail(position, $"{what}: offset 0 points at itself");
             long target = position + (long)offset;
-            if (target > _length - 4)
-                Fail(position, $"{what}: offset points to {target}, past the {_length}-byte metadata");
+            // An offset of 0 points at itself: no flatbuffer writes one, and FlatBuffers .NET reads such a string as null.
+            if (offset == 0 || target > _length - 4)
+                FailFollow(position, what, offset == 0 ? 0 : target);
             return (int)target;
+        }
+
+        // The failures, out of line: the checks above run for every table and field of every message, and stay small.
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private void FailTableOutside(int position, string what) =>
+            Fail(position, $"{what}: the table lies outside the {_length}-byte metadata");
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private void FailVTableOffset(int position, string what, long vtable) =>
+            Fail(position, $"{what}: its vtable offset points to {vtable}, outside the metadata or misaligned");
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private void FailTableSizes(int vt, string what, int vtableSize, int tableSize)
+        {
+            if (vtableSize < 4 || (vtableSize & 1) != 0 || vt + vtableSize > _length)
+                Fail(vt, $"{what}: vtable size {vtableSize} is invalid or runs past the metadata");
+            Fail(vt, $"{what}: table size {tableSize} runs past the metadata");
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private void FailField(int slot, string what, int offset, int tableSize) =>
+            Fail(slot, $"{what}: field offset {offset} lies outside its {tableSize}-byte table");
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private void FailVector(int vector, string what, long count, int elementSize)
+        {
+            if (count < 0)
+                Fail(vector, $"{what}: the vector lies outside the {_length}-byte metadata");
+            Fail(vector, $"{what}: {count} element(s) of {elementSize} bytes run past the metadata");
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private void FailFollow(int position, string what, long target)
+        {
+            if (target < 0)
+                Fail(position, $"{what}: the offset field lies outside the {_length}-byte metadata");
+            if (target == 0)
+                Fail(position, $"{what}: offset 0 points at itself");
+            Fail(position, $"{what}: offset points to {target}, past the {_length}-byte metadata");
         }
 
         private void Fail(long position, string what) => IpcErrors.Throw(_inputOffset + position, $"message metadata, {what}");

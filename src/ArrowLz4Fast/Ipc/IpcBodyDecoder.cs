@@ -45,16 +45,18 @@ namespace ArrowLz4Fast.Ipc
         public int MinimumParallelLength => _minimumParallelLength;
 
         /// <summary>
-        /// Decodes the body's buffers into their places in <paramref name="destination"/>. <paramref name="fill"/>, when
-        /// given, brings the body in (only each buffer's first bytes are there yet): the helpers decode the buffer-level
-        /// batch as it arrives, and any other way first fills it whole. <paramref name="alongside"/> (the stream's
-        /// read-ahead) runs on the calling thread while the helpers decode the buffer-level batch, after the fill: at
-        /// most once, and not at all when the body is decoded otherwise. <paramref name="read"/>, when given instead,
-        /// brings a range of the body (only each buffer's first bytes are there yet): each thread of the buffer-level
-        /// batch reads the buffers it claims, and any other way first reads the body whole.
+        /// Decodes the body's buffers into their places in <paramref name="destination"/>. The body says how its bytes
+        /// come (all there, arriving, or read at positions by the threads that decode them): the buffer-level batch runs
+        /// that way, and any other way of decoding first brings the body whole. <paramref name="alongside"/> (the
+        /// stream's read-ahead) runs on the calling thread while the helpers decode the buffer-level batch: at most
+        /// once, and not at all when the body is decoded otherwise.
         /// </summary>
-        public void Decode(ReadOnlySpan<byte> body, Span<byte> destination, long bodyOffset, IpcBufferItem[] items, int count, Lz4BatchSourceFill? fill = null, Action? alongside = null, Lz4BatchSourceRead? read = null)
+        public void Decode(IpcBodySource body, Span<byte> destination, Action? alongside = null)
         {
+            ReadOnlySpan<byte> source = body.Bytes;
+            long bodyOffset = body.Offset;
+            IpcBufferItem[] items = body.Items;
+            int count = body.Count;
             Debug.Assert((uint)count <= (uint)items.Length, "the layout's count is within its items");
             // Padding is zeroed so that the output never depends on what the destination held.
             int end = 0;
@@ -65,7 +67,7 @@ namespace ArrowLz4Fast.Ipc
                 ref IpcBufferItem item = ref items[i];
                 // The layout verified this: buffers in body order, inside the body and the destination, not overlapping.
                 Debug.Assert(item.Destination >= end && (long)item.Destination + item.Length <= destination.Length, "destinations are in order and in bounds");
-                Debug.Assert(item.Source >= 0 && (long)item.Source + item.SourceLength <= body.Length, "sources lie within the body");
+                Debug.Assert(item.Source >= 0 && (long)item.Source + item.SourceLength <= source.Length, "sources lie within the body");
                 destination.Slice(end, item.Destination - end).Clear();
                 end = item.Destination + item.Length;
                 if (item.Length > 0 || !item.Raw)
@@ -81,9 +83,9 @@ namespace ArrowLz4Fast.Ipc
             if (!parallel || (alongside is null && largest * 4 >= destination.Length * 3L))
             {
                 Lz4FrameDecoderOptions options = _degree > 1 && largest >= _minimumParallelLength ? _blockParallel : _sequential;
-                Arrive(fill, body.Length);
-                read?.Invoke(0, body.Length);
-                DecodeInOrder(body, destination, bodyOffset, items, count, options);
+                body.BringAll();
+                Debug.Assert(body.AllThere, "a body decoded in order is all there first");
+                DecodeInOrder(source, destination, bodyOffset, items, count, options);
                 return;
             }
 
@@ -95,6 +97,7 @@ namespace ArrowLz4Fast.Ipc
                 _batchBuffers = ArrayPool<int>.Shared.Rent(count);
             }
             // Each buffer is looked at once: decoded whole (in the batch) or split (its index kept, in body order).
+            // Only each buffer's head is needed here: a deferred body has its heads there.
             int n = 0;
             int split = 0;
             for (int i = 0; i < count; i++)
@@ -104,12 +107,12 @@ namespace ArrowLz4Fast.Ipc
                 {
                     // Arrow .NET and Arrow Java write an empty buffer as a bare 0 prefix; it is checked, not decoded.
                     if (item.Length != 0)
-                        IpcBufferDecoder.Decode(body, destination, in item, bodyOffset, _sequential);
+                        IpcBufferDecoder.Decode(source, destination, in item, bodyOffset, _sequential);
                     continue;
                 }
                 if (item.Length == 0 && item.Raw)
                     continue;
-                if (Splits(body, in item))
+                if (Splits(source, in item))
                     _splits[split++] = i;
                 else
                 {
@@ -118,41 +121,25 @@ namespace ArrowLz4Fast.Ipc
                 }
             }
             Debug.Assert(n + split <= work, "every buffer goes to the batch or is split, once");
-            if (read is not null && (split > 0 || n == 0))
+            if (split > 0 || n == 0)
             {
-                // Split frames decode block by block after the batch: their bytes must all be there.
-                read(0, body.Length);
-                read = null;
+                // Split frames decode block by block after the batch: their bytes must all be there. Not alongside:
+                // the helpers would finish the batch while the caller reads ahead, and park before the block step that
+                // follows (waking them costs more than the read-ahead saves).
+                body.BringAll();
+                alongside = null;
             }
             try
             {
-                // Not with split frames: the helpers would finish the batch while the caller reads ahead, and park before
-                // the block step that follows (waking them costs more than the read-ahead saves: 64 KiB strings shape).
-                // A body arriving: each buffer is decoded once its bytes are there, while the caller copies the rest.
-                if (read is not null)
-                {
-                    Lz4FrameDecoder.DecodeBatchReading(body, destination, _batch.AsSpan(0, n), _bufferParallel, read);
-                }
-                else if (n > 0 && split == 0 && fill is not null)
-                {
-                    Lz4FrameDecoder.DecodeBatchArriving(body, destination, _batch.AsSpan(0, n), _bufferParallel, fill, alongside);
-                }
-                else if (n > 0 && split == 0 && alongside is not null)
-                {
-                    Lz4FrameDecoder.DecodeBatchAlongside(body, destination, _batch.AsSpan(0, n), _bufferParallel, alongside);
-                }
-                else
-                {
-                    Arrive(fill, body.Length);
-                    if (n > 0)
-                        Lz4FrameDecoder.DecodeBatch(body, destination, _batch.AsSpan(0, n), _bufferParallel);
-                }
+                if (n > 0)
+                    body.DecodeBatch(destination, _batch.AsSpan(0, n), _bufferParallel, alongside);
+                Debug.Assert(body.AllThere || split == 0, "split frames decode from a body all there");
                 for (int i = 0; i < split; i++)
-                    IpcBufferDecoder.Decode(body, destination, in items[_splits[i]], bodyOffset, _blockParallel);
+                    IpcBufferDecoder.Decode(source, destination, in items[_splits[i]], bodyOffset, _blockParallel);
             }
             catch (Exception e) when ((e is InvalidDataException || e is NotSupportedException) && e.InnerException is Lz4FrameException { BatchItem: >= 0 } frame)
             {
-                throw BatchFailed(body, destination, bodyOffset, items, split, frame, e);
+                throw BatchFailed(source, destination, bodyOffset, items, split, frame, e);
             }
         }
 
@@ -170,15 +157,6 @@ namespace ArrowLz4Fast.Ipc
             && Lz4FrameDescriptor.TryRead(body.Slice(item.Source, item.SourceLength), 0, out Lz4FrameDescriptor frame)
             && !frame.IsLinked
             && item.Length > frame.BlockMaximumSize;
-
-        /// <summary>Brings the rest of an arriving body (the fill returns how much is there, all of it once it has arrived).</summary>
-        private static void Arrive(Lz4BatchSourceFill? fill, int length)
-        {
-            if (fill is null)
-                return;
-            for (int arrived = 0; arrived < length;)
-                arrived = fill(arrived);
-        }
 
         /// <summary>
         /// The error of a failed batch, as the sequential path gives it: the split buffers before the failing one (in

@@ -1,177 +1,125 @@
 using System;
 using System.Buffers;
-using System.Threading;
-using System.Threading.Tasks;
-using ArrowLz4Fast.Frames;
 using ArrowLz4Fast.Ipc;
 
 namespace ArrowLz4Fast
 {
     /// <summary>
-    /// A body that arrives while it decodes. A body that was not read ahead (the first large batch of a
-    /// seekable input, say) had to be copied whole out of the input, with the helpers idle, before its decode began. From
-    /// a seekable input the metadata needs only each buffer's first bytes (its length prefix and frame header): those are
-    /// read by seeking, the metadata is served, and when the reader asks for the body the calling thread copies it in
-    /// chunks while the helpers decode each buffer as soon as it is there
-    /// (<see cref="Lz4FrameDecoder.DecodeBatchArriving"/>). From a file read at positions, the input moves past the
-    /// body at once, and each thread that claims a buffer reads its bytes itself
-    /// (<see cref="Lz4FrameDecoder.DecodeBatchReading"/>): the copy is spread over the threads, not made by the caller.
+    /// Deferred bodies: a body that was not read ahead (the first large batch of a seekable input, say) had to be
+    /// copied whole out of the input, with the helpers idle, before its decode began. From a seekable input the metadata
+    /// needs only each buffer's first bytes (its length prefix and frame header): those are read at their positions,
+    /// the metadata is served, and the rest of the body comes while it decodes, as the input brings it
+    /// (<see cref="IpcInput.CreateDeferredBody"/>): copied forward by the calling thread while the helpers decode each
+    /// buffer once it is there (<see cref="IpcArrivingBody"/>), or, from a file read at positions, read by each thread
+    /// that claims a buffer (<see cref="IpcPositionalBody"/>). A projected batch from a file is deferred too: only its
+    /// kept buffers are read, each by the thread that decodes it.
     /// </summary>
     /// <remarks>
-    /// Everything is checked as before: the prefixes are what the layout reads in any case, the buffers decode from the
-    /// bytes copied afterwards, and each buffer's frame must decode to exactly what its prefix declared. Only for
-    /// synchronous reads (the prefix reads are synchronous), bodies long enough to decode in parallel with at least two
+    /// Everything is checked as before: the heads are what the layout reads in any case, the buffers decode from the
+    /// bytes brought afterwards, and each buffer's frame must decode to exactly what its prefix declared. Only for
+    /// synchronous reads (the head reads are synchronous), bodies long enough to decode in parallel with at least two
     /// buffers, and inputs that hold the whole body.
     /// </remarks>
     public sealed partial class IpcDecompressingStream
     {
-        // How much of a body arriving is copied before the helpers are told: small enough that the first buffer starts
-        // soon, large enough that the count is published rarely.
-        private const int ArrivalChunk = 1 << 17;
-
         // What is read of each buffer before its body: the 8-byte length prefix and an LZ4 frame header (at most 19 bytes).
         private const int BufferHead = 32;
 
-        // The shortest average buffer a body may have to arrive: each buffer costs a seek and a read of its head.
+        // The shortest average buffer a body may have to be deferred: each buffer costs a read of its head.
         private const int MinimumArrivingBuffer = 1 << 14;
 
-        private Lz4BatchSourceFill? _fillBody;
-        private Lz4BatchSourceRead? _readBody;
         private bool _synchronous;
-        private bool _arriving;
-        private int _arrived;
-
-        // The body is read at positions as it decodes, from _bodyStart in the input (which has moved past it).
-        private bool _reading;
-        private long _bodyStart;
-
-        /// <summary>The body bytes still to come from the input for the body being served.</summary>
-        private long ArrivingLeft => _arriving ? _message.BodyLength - _arrived : 0;
-
-        /// <summary>The fill that brings the arriving body, or null when the body is all there.</summary>
-        private Lz4BatchSourceFill? BodyFill => _arriving ? _fillBody ??= FillBody : null;
-
-        /// <summary>The read that brings ranges of a body read at positions, or null.</summary>
-        private Lz4BatchSourceRead? BodyRead => _reading ? _readBody ??= ReadBody : null;
 
         /// <summary>Whether a body of this shape is worth deferring: long enough to decode in parallel, with buffers large enough to pay a read of their heads each.</summary>
         private bool Deferrable(long length, int buffers) =>
             buffers >= 2 && length >= Math.Max(BufferHead, _decoder.MinimumParallelLength) && length / buffers >= MinimumArrivingBuffer;
 
+        /// <summary>Whether the input may defer a body of <paramref name="length"/> bytes (of <paramref name="buffers"/> buffers) starting where it stands.</summary>
+        private bool MayDefer(long length, int buffers) =>
+            _decoder.Degree > 1 && _input.CanReadAhead && _synchronous && !_input.HasLookahead && Deferrable(length, buffers);
+
         /// <summary>
-        /// Reads the heads of the body's buffers by seeking, and leaves the input at the body's start with the body to
-        /// arrive when it is served. False (the input where it was) when the body is better read whole first.
+        /// Reads the heads of the body's buffers at their positions, and leaves the input where its deferred kind wants
+        /// it, with the body to come when it is served. False (the input where it was) when the body is better read whole first.
         /// </summary>
         private bool TryDeferBody(FlatReader reader, in IpcMessage message)
         {
             int length = (int)message.BodyLength;
-            if (_readAhead is null || !_synchronous || _input.HasLookahead || !Deferrable(length, message.BufferCount))
+            if (!MayDefer(length, message.BufferCount) || !TryStart(length, out long start))
                 return false;
-            long start;
-            try
-            {
-                start = _input.Offset;
-                if (InputLeft() < length)
-                    return false;
-            }
-            catch (Exception)
-            {
-                // The message loop meets the input's failure where it reads the body.
-                return false;
-            }
             if (_body.Length < length)
             {
                 ArrayPool<byte>.Shared.Return(_body);
                 _body = Array.Empty<byte>();
                 _body = ArrayPool<byte>.Shared.Rent(length);
             }
-            bool read = false;
-            try
-            {
-                read = ReadHeads(reader, message, start);
-            }
-            catch (Exception)
-            {
-                // As for a short read: the body is read whole, and any failure is met there.
-            }
-            if (!read)
-                return false;
-            _bodySource = _body.AsMemory(0, length);
-            if (_input.ReadsAtPositions)
-            {
-                _reading = true;
-                _bodyStart = start;
-                _input.Skip(length);
-                return true;
-            }
-            _arriving = true;
-            _arrived = 0;
-            return true;
-        }
-
-        /// <summary>Reads each buffer's head into its place in the body buffer; false when the input ends first.</summary>
-        private bool ReadHeads(FlatReader reader, in IpcMessage message, long start)
-        {
             for (int i = 0; i < message.BufferCount; i++)
             {
                 int at = message.Buffers + (i * IpcMessageParser.BufferStructSize);
                 // Inside the body and in order: checked with the metadata.
                 int offset = (int)reader.ReadInt64(at);
-                int count = (int)Math.Min(reader.ReadInt64(at + 8), BufferHead);
-                if (count == 0)
-                    continue;
-                if (_input.ReadAt(start + offset, _body, offset, count) < count)
+                if (!TryReadHead(start + offset, offset, (int)reader.ReadInt64(at + 8)))
                     return false;
             }
+            _bodySource = _body.AsMemory(0, length);
+            _deferred ??= _input.CreateDeferredBody();
+            _deferred.Defer(_body, length, start);
+            _source = _deferred;
             return true;
         }
 
-        /// <summary>Reads a range of a body read at positions into its place; on whichever thread claimed it.</summary>
-        private void ReadBody(int offset, int count)
+        /// <summary>
+        /// Defers a projected LZ4 batch from an input read at positions: only the kept buffers' heads are read now, into
+        /// their places in the compacted body, and the input moves past the original body; the threads that decode the
+        /// kept buffers read them. False (nothing read, the input where it was) when the batch is better gathered first.
+        /// </summary>
+        private bool TryDeferGather()
         {
-            int got = _input.ReadAt(_bodyStart + offset, _body, offset, count);
-            if (got < count)
-                IpcErrors.ThrowTruncated(_bodyOffset + offset + got, "a message body", _message.BodyLength, offset + got);
-        }
-
-        /// <summary>Copies the next chunk of the arriving body out of the input; returns how much of it is there.</summary>
-        private int FillBody(int arrived)
-        {
-            int length = (int)_message.BodyLength;
-            // The stream's own count rules: a decode retried after a failure, or asked again once all is there, reads nothing twice.
-            if (!_arriving)
-                return length;
-            Arrived(_input.Read(_body, _arrived, Math.Min(length - _arrived, ArrivalChunk)));
-            return _arrived;
-        }
-
-        /// <summary>Brings the rest of the arriving body asynchronously (an asynchronous read of a body deferred by a synchronous one).</summary>
-        private async ValueTask ArriveAsync(CancellationToken cancellationToken)
-        {
-            if (_reading)
+            if (!_message.Lz4 || !_input.ReadsAtPositions || !MayDefer(_gatherLength, _gatherCount) || !TryStart(_gatherSource, out long start))
+                return false;
+            GrowBody(_gatherLength, 0);
+            for (int i = 0; i < _gatherCount; i++)
             {
-                // A body deferred to be read at positions: read whole here, before the decode.
-                ReadBody(0, (int)_message.BodyLength);
-                _reading = false;
-                return;
+                ref readonly IpcBufferItem kept = ref _gather[i];
+                if (!TryReadHead(start + kept.Source, kept.Destination, kept.SourceLength))
+                    return false;
             }
-            int length = (int)_message.BodyLength;
-            while (_arriving)
+            _bodyOffset = _input.Position;
+            _deferred ??= _input.CreateDeferredBody();
+            ((IpcPositionalBody)_deferred).DeferProjected(_body, _gatherLength, start, _gatherSource, _gather, _gatherCount);
+            _source = _deferred;
+            return true;
+        }
+
+        /// <summary>Where the input stands, when it holds the whole body of <paramref name="length"/> bytes from there.</summary>
+        private bool TryStart(long length, out long start)
+        {
+            start = 0;
+            try
             {
-                int n = await _input.ReadAsync(_body.AsMemory(_arrived, length - _arrived), _body, cancellationToken).ConfigureAwait(false);
-                Arrived(n);
+                start = _input.Offset;
+                return InputLeft() >= length;
+            }
+            catch (Exception)
+            {
+                // The message loop meets the input's failure where it reads the body.
+                return false;
             }
         }
 
-        /// <summary>Counts what one read of the arriving body brought (it is already counted in the input's position); an input that ended is a truncated body.</summary>
-        private void Arrived(int n)
+        /// <summary>Reads a buffer's head at <paramref name="position"/> of the input into <c>_body</c> at <paramref name="at"/>; false when the input ends first or fails.</summary>
+        private bool TryReadHead(long position, int at, int bufferLength)
         {
-            int length = (int)_message.BodyLength;
-            if (n <= 0)
-                IpcErrors.ThrowTruncated(_input.Position, "a message body", length, _arrived);
-            _arrived += n;
-            if (_arrived == length)
-                _arriving = false;
+            int count = Math.Min(bufferLength, BufferHead);
+            try
+            {
+                return count == 0 || _input.ReadAt(position, _body, at, count) == count;
+            }
+            catch (Exception)
+            {
+                // As for a short read: the body is read whole, and any failure is met there.
+                return false;
+            }
         }
     }
 }

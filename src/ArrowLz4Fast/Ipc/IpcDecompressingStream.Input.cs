@@ -210,6 +210,8 @@ namespace ArrowLz4Fast
         private IpcMessage ParseMetadata(int length, out FlatReader reader)
         {
             long metadataOffset = _input.Position - length;
+            // A body is all there unless the message loop defers it.
+            _source = _wholeBody;
             reader = new FlatReader(_header, 8, length, metadataOffset);
             IpcMessage message = IpcMessageParser.Parse(reader);
             _message = message;
@@ -236,7 +238,6 @@ namespace ArrowLz4Fast
                 _items = ArrayPool<IpcBufferItem>.Shared.Rent(message.BufferCount);
             }
             _bodyOffset = _input.Position;
-            _reading = false;
             _known = Known.MetadataBuffers;
             return message;
         }
@@ -246,6 +247,7 @@ namespace ArrowLz4Fast
         {
             long output = IpcBodyLayout.Compute(reader, message, CompressedBody, _bodyOffset, _items, _maxBodyLength);
             _itemCount = message.BufferCount;
+            _source.Lay(_bodySource, _bodyOffset, _items, _itemCount);
             _known = Known.LaidOut;
             int rewritten = IpcBodyLayout.Rewrite(_header, 8, length, _bodyOffset - length, message, _items, output);
             BinaryPrimitives.WriteInt32LittleEndian(_header.AsSpan(4), rewritten);

@@ -12,8 +12,10 @@ namespace ArrowLz4Fast
     /// it; then the schema's fields vector and a record batch's nodes and buffers vectors are shrunk in place to the
     /// selected fields, the kept buffers' offsets rewritten for a compacted body, and only the kept buffers' bytes are
     /// gathered into that body (the others skipped: seeked past when the input can, read into a small scratch array
-    /// otherwise). The compacted body is then decoded, or served, as any other. Dictionary batches of ids no selected
-    /// field uses are skipped whole.
+    /// otherwise). From a file read at positions, a compacted LZ4 body large enough to decode in parallel is not
+    /// gathered: only its kept buffers' heads are read, and each thread that decodes a kept buffer reads it
+    /// (<see cref="IpcPositionalBody"/>). The compacted body is then decoded, or served, as any other. Dictionary
+    /// batches of ids no selected field uses are skipped whole.
     /// </summary>
     public sealed partial class IpcDecompressingStream
     {
@@ -151,6 +153,8 @@ namespace ArrowLz4Fast
         /// <summary>Reads the kept buffers into the compacted body and skips the rest of the original body.</summary>
         private int GatherSync()
         {
+            if (TryDeferGather())
+                return _gatherLength;
             long cursor = BeginGather();
             for (int i = 0; i < _gatherCount; i++)
             {

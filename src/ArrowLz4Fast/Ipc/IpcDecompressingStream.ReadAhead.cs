@@ -21,7 +21,9 @@ namespace ArrowLz4Fast
     /// </remarks>
     public sealed partial class IpcDecompressingStream
     {
-        private readonly Action? _readAhead;
+        // Whether the input and the parallelism allow reading ahead; the delegate is made at the first body worth it.
+        private readonly bool _canReadAhead;
+        private Action? _readAhead;
 
         // The array the next read-ahead fills; the lookahead in use may still hold the body being decoded.
         private byte[]? _spare;
@@ -39,7 +41,7 @@ namespace ArrowLz4Fast
         private bool WorthReadingAhead()
         {
             // A projection reads only the kept buffers: the next message is not read ahead whole.
-            if (_readAhead is null || Projecting || _outputLength < _decoder.MinimumParallelLength || _input.HasLookahead)
+            if (!_canReadAhead || Projecting || _outputLength < _decoder.MinimumParallelLength || _input.HasLookahead)
                 return false;
             try
             {
@@ -61,7 +63,7 @@ namespace ArrowLz4Fast
             long left = _input.Left;
             if (_fileEnd >= 0)
                 left = Math.Min(left, _fileEnd - _input.Position);
-            return left - ArrivingLeft;
+            return left - _source.Left;
         }
 
         /// <summary>

@@ -37,12 +37,16 @@ namespace ArrowLz4Fast
         private const int HeaderSlack = 65536 + 32;
         private const int InitialChunk = 1 << 16;
 
+        // Read only: a stream made without options takes its settings from it.
+        private static readonly Lz4FastOptions s_defaults = new Lz4FastOptions();
+
         private readonly IpcInput _input;
         private readonly bool _leaveOpen;
         private readonly long _maxBodyLength;
         private readonly bool _drainAtEnd;
         private readonly IpcBodyDecoder _decoder;
         private readonly WholeWriteHandoff _handoff = new WholeWriteHandoff();
+        private readonly IpcBodySource _wholeBody = new IpcBodySource();
 
         private State _state;
         private State _afterHeader;
@@ -54,6 +58,8 @@ namespace ArrowLz4Fast
 
         private byte[] _body;
         private ReadOnlyMemory<byte> _bodySource;
+        private IpcBodySource _source;
+        private IpcDeferredBody? _deferred;
         private long _bodyOffset;
         private IpcBufferItem[] _items = Array.Empty<IpcBufferItem>();
         private int _itemCount;
@@ -134,10 +140,11 @@ namespace ArrowLz4Fast
             _leaveOpen = leaveOpen;
             _maxBodyLength = maxBodyLength;
             _drainAtEnd = drainAtEnd;
-            _decoder = new IpcBodyDecoder(options ?? new Lz4FastOptions());
+            _decoder = new IpcBodyDecoder(options ?? s_defaults);
             _verifyOffsets = options?.VerifyOffsets ?? false;
             _projection = options?.Projection;
-            _readAhead = _decoder.Degree > 1 && _input.CanReadAhead ? ReadAhead : null;
+            _canReadAhead = _decoder.Degree > 1 && _input.CanReadAhead;
+            _source = _wholeBody;
             _header = ArrayPool<byte>.Shared.Rent(256 + HeaderSlack);
             _body = ArrayPool<byte>.Shared.Rent(InitialChunk);
         }
@@ -232,6 +239,9 @@ namespace ArrowLz4Fast
             _header = Array.Empty<byte>();
             _body = Array.Empty<byte>();
             _bodySource = default;
+            _source = _wholeBody;
+            _wholeBody.Clear();
+            _deferred?.Clear();
             if (_window is not null)
             {
                 ArrayPool<byte>.Shared.Return(_window);
@@ -309,7 +319,7 @@ namespace ArrowLz4Fast
                             _handoff.Announce(_outputLength);
                         return served;
                     case State.Body:
-                        return ServeBody(destination, zeroingOwed, WorthReadingAhead() ? _readAhead : null);
+                        return ServeBody(destination, zeroingOwed, WorthReadingAhead() ? _readAhead ??= ReadAhead : null);
                     case State.PassBody:
                         int n = _input.Read(destination.Slice(0, (int)Math.Min(destination.Length, _passRemaining)), _body);
                         return Passed(n);
@@ -339,8 +349,8 @@ namespace ArrowLz4Fast
                     case State.Header:
                         return ServeHeader(destination.Span);
                     case State.Body:
-                        if (_arriving || _reading)
-                            await ArriveAsync(cancellationToken).ConfigureAwait(false);
+                        if (!_source.AllThere)
+                            await _deferred!.BringAllAsync(cancellationToken).ConfigureAwait(false);
                         // Arrow's async read passes the body buffer's Memory before reaching its span.
                         bool zeroingOwed = IsWholeBodyRead(destination.Length)
                             && SlabMemoryOwner.TrySkipClear(destination.Slice(0, _outputLength), out _);
@@ -389,7 +399,7 @@ namespace ArrowLz4Fast
             {
                 try
                 {
-                    _decoder.Decode(CompressedBody, destination.Slice(0, _outputLength), _bodyOffset, _items, _itemCount, BodyFill, alongside, BodyRead);
+                    _decoder.Decode(_source, destination.Slice(0, _outputLength), alongside);
                 }
                 catch when (zeroingOwed)
                 {
@@ -411,7 +421,7 @@ namespace ArrowLz4Fast
                     _window = null;
                     _window = ArrayPool<byte>.Shared.Rent(_outputLength);
                 }
-                _decoder.Decode(CompressedBody, _window.AsSpan(0, _outputLength), _bodyOffset, _items, _itemCount, BodyFill, read: BodyRead);
+                _decoder.Decode(_source, _window.AsSpan(0, _outputLength));
                 Decoded(_window.AsSpan(0, _outputLength));
                 _windowReady = true;
             }

@@ -51,6 +51,9 @@ namespace ArrowLz4Fast.Ipc
         }
 
         /// <inheritdoc/>
+        public override IpcDeferredBody CreateDeferredBody() => new IpcPositionalBody(this);
+
+        /// <inheritdoc/>
         public override long Length => RandomAccess.GetLength(_handle);
 
         /// <inheritdoc/>

@@ -67,6 +67,9 @@ namespace ArrowLz4Fast.Ipc
         /// <summary>Whether <see cref="ReadAt"/> reads at a position without moving the input, so several threads may call it at once.</summary>
         public virtual bool ReadsAtPositions => false;
 
+        /// <summary>How a body of this input is brought while it decodes, once its metadata was served: made once per stream, reused for every such body.</summary>
+        public virtual IpcDeferredBody CreateDeferredBody() => new IpcArrivingBody(this);
+
         /// <summary>The input's length (only when <see cref="Seekable"/>): a system call for a file.</summary>
         public virtual long Length => _stream.Length;
 

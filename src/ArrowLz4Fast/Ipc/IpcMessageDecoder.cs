@@ -17,6 +17,7 @@ namespace ArrowLz4Fast.Ipc
         private const int CodecZstd = 1;
 
         private readonly IpcBodyDecoder _decoder;
+        private readonly IpcBodySource _body = new IpcBodySource();
         private readonly ICompressionCodecFactory? _inner;
         private readonly long _maxBodyLength;
         private byte[] _scratch = Array.Empty<byte>();
@@ -93,7 +94,10 @@ namespace ArrowLz4Fast.Ipc
 
                 decodedBody = Allocate((int)output, zeroed: !message.Lz4);
                 if (message.Lz4)
-                    _decoder.Decode(source.Span, decodedBody, bodyOffset, items, message.BufferCount);
+                {
+                    _body.Lay(source, bodyOffset, items, message.BufferCount);
+                    _decoder.Decode(_body, decodedBody);
+                }
                 else
                     DecodeOther(source, decodedBody, bodyOffset, items, message.BufferCount);
                 decodedMetadata = new ReadOnlyMemory<byte>(rewritten, 0, length);
@@ -103,6 +107,7 @@ namespace ArrowLz4Fast.Ipc
             }
             finally
             {
+                _body.Clear();
                 ArrayPool<IpcBufferItem>.Shared.Return(items);
             }
         }
