@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using Apache.Arrow;
+using Apache.Arrow.Ipc;
 using ArrowLz4Fast.Ipc;
 using ArrowLz4Fast.Tests.Support;
 using Xunit;
@@ -46,6 +47,43 @@ namespace ArrowLz4Fast.Tests
                             AssertSameBytes(expected, WriteInPieces(plain, size, options, minSpaceSavings), $"{what}, writes of {size}");
                     }
                 }
+            }
+            finally
+            {
+                ArrowData.DisposeAll(batches);
+            }
+        }
+
+        [Fact]
+        public void Batches_of_buffers_that_each_spread_over_the_threads_are_encoded_as_they_arrive()
+        {
+            // pyarrow's strings: 0.4, 0.6 and 1.9 MB buffers, each two blocks or more at the default 256 KiB: every one
+            // keeps two threads busy by itself, so the batch goes in order, each frame's blocks on both threads.
+            List<RecordBatch> batches = Batches("ipc/pyarrow/strings.arrows");
+            try
+            {
+                Assert.True(batches.Count >= 2, $"{batches.Count} batches");
+                var options = IpcWrapped.Options(2);
+                using var output = new MemoryStream();
+                using (var compressing = new IpcCompressingStream(output, options, leaveOpen: true))
+                using (var writer = new ArrowStreamWriter(compressing, batches[0].Schema, leaveOpen: true))
+                {
+                    for (int i = 0; i < batches.Count; i++)
+                    {
+                        writer.WriteRecordBatch(batches[i]);
+                        // Encoded as it arrived: the batch is in the output when its last write returns, not held to
+                        // compress on the helpers until the next message.
+                        List<IpcMutator.Message> written = IpcMutator.Messages(output.ToArray());
+                        Assert.Equal(i + 2, written.Count);
+                        Assert.True(written[i + 1].Lz4, $"batch {i} compressed");
+                    }
+                    writer.WriteEnd();
+                }
+                byte[] plain = WritePlain(batches);
+                byte[] expected = CompressedMessageByMessage(IpcMessages.Of(plain), 0);
+                AssertSameBytes(expected, output.ToArray(), "Arrow's writes, degree 2");
+                foreach (int size in new[] { 7, 4093, 300_001, plain.Length })
+                    AssertSameBytes(expected, WriteInPieces(plain, size, options, 0), $"writes of {size}, degree 2");
             }
             finally
             {
