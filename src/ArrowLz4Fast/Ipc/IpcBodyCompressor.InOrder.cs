@@ -59,6 +59,21 @@ namespace ArrowLz4Fast.Ipc
             return blocks >= degree && blocks * 4 >= rounds * degree * 3;
         }
 
+        /// <summary>Whether encoding the planned items in order posts work to the helpers: some frame's blocks spread over threads.</summary>
+        public bool InOrderUsesHelpers(Lz4FrameEncoderOptions encoder)
+        {
+            Lz4Parallelism parallelism = encoder.Parallelism;
+            if (!parallelism.IsParallel)
+                return false;
+            for (int i = 0; i < _itemCount; i++)
+            {
+                int length = _items[i].SourceLength;
+                if (length >= parallelism.MinimumLength && length > Lz4FrameEncoder.BlockStride(length, encoder))
+                    return true;
+            }
+            return false;
+        }
+
         /// <summary>Starts laying the planned message out in order; <see cref="TryPeekNext"/> names the buffer wanted next.</summary>
         public void BeginInOrder()
         {

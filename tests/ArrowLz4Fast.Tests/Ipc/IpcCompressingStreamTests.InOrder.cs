@@ -91,6 +91,59 @@ namespace ArrowLz4Fast.Tests
             }
         }
 
+        [Fact]
+        public void A_batch_whose_frames_spread_over_the_helpers_waits_for_the_batch_still_on_them()
+        {
+            // A small batch (pyarrow's strings, first 64 rows) goes to the helpers; the whole batch after it spreads each
+            // frame's blocks over them. It starts only once the small one is done, so the threads stay within the
+            // degree: the small batch is in the output as soon as the large one's metadata has arrived.
+            List<RecordBatch> batches = Batches("ipc/pyarrow/strings.arrows");
+            var small = new List<RecordBatch> { Head(batches[0], 64), batches[1] };
+            try
+            {
+                byte[] plain = WritePlain(small);
+                List<IpcMutator.Message> messages = IpcMutator.Messages(plain);
+                Assert.Equal(3, messages.Count);
+                var options = IpcWrapped.Options(2, minimumParallelLength: 1024);
+                using var output = new MemoryStream();
+                List<IpcMutator.Message> early;
+                using (var compressing = new IpcCompressingStream(output, options, leaveOpen: true))
+                {
+                    compressing.Write(plain, 0, messages[2].Body);
+                    early = IpcMutator.Messages(output.ToArray());
+                    compressing.Write(plain, messages[2].Body, plain.Length - messages[2].Body);
+                }
+                Assert.Equal(2, early.Count);
+                Assert.True(early[1].Lz4, "the small batch compressed");
+                AssertSameBytes(CompressedMessageByMessage(IpcMessages.Of(plain), 0), output.ToArray(), "degree 2");
+            }
+            finally
+            {
+                small[0].Dispose();
+                ArrowData.DisposeAll(batches);
+            }
+        }
+
+        /// <summary>The first <paramref name="rows"/> rows of a batch of string columns, copied.</summary>
+        private static RecordBatch Head(RecordBatch batch, int rows)
+        {
+            var columns = new List<IArrowArray>();
+            for (int c = 0; c < batch.ColumnCount; c++)
+            {
+                var strings = (StringArray)batch.Column(c);
+                var builder = new StringArray.Builder();
+                for (int i = 0; i < rows; i++)
+                {
+                    if (strings.IsNull(i))
+                        builder.AppendNull();
+                    else
+                        builder.Append(strings.GetString(i));
+                }
+                columns.Add(builder.Build());
+            }
+            return new RecordBatch(batch.Schema, columns, rows);
+        }
+
         [Theory]
         [InlineData(1)]
         [InlineData(2)]
