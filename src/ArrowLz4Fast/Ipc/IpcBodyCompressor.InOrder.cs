@@ -18,22 +18,60 @@ namespace ArrowLz4Fast.Ipc
         private int _compressedCount;
 
         /// <summary>
-        /// Whether <see cref="Start"/> would encode the planned items in order on the calling thread (the rule of
-        /// <see cref="Lz4FrameEncoder.StartEncodeBatch"/>): one thread, fewer than two items, less than the parallel
-        /// minimum in all, or one item with three quarters of the bytes. The frames are the same either way.
+        /// Whether the planned items are encoded in order on the calling thread, each frame's blocks spread as
+        /// <see cref="Lz4FrameEncoder.TryEncode"/> spreads them: when <see cref="Start"/> would encode them so anyway (the
+        /// rule of <see cref="Lz4FrameEncoder.StartEncodeBatch"/>: one thread, fewer than two items, less than the
+        /// parallel minimum in all, one item with three quarters of the bytes), or when three quarters of the bytes are
+        /// in buffers that keep every thread busy by themselves (<see cref="SpreadsByItself"/>). Such buffers gain
+        /// nothing from being encoded side by side, and in order they are neither copied in nor moved after. The frames
+        /// are the same either way.
         /// </summary>
         public bool EncodesInOrder(Lz4FrameEncoderOptions encoder)
         {
             Lz4Parallelism parallelism = encoder.Parallelism;
             if (!parallelism.IsParallel || _itemCount < 2)
                 return true;
-            long total = 0, largest = 0;
+            int degree = Math.Min(parallelism.MaxDegreeOfParallelism, Environment.ProcessorCount);
+            long total = 0, largest = 0, spread = 0;
             for (int i = 0; i < _itemCount; i++)
             {
-                total += _items[i].SourceLength;
-                largest = Math.Max(largest, _items[i].SourceLength);
+                int length = _items[i].SourceLength;
+                total += length;
+                largest = Math.Max(largest, length);
+                if (SpreadsByItself(length, encoder, degree))
+                    spread += length;
             }
-            return total < parallelism.MinimumLength || largest * 4 >= total * 3;
+            return total < parallelism.MinimumLength || largest * 4 >= total * 3 || spread * 4 >= total * 3;
+        }
+
+        /// <summary>
+        /// Whether <see cref="Lz4FrameEncoder.TryEncode"/> spreads a buffer of <paramref name="length"/> bytes over
+        /// <paramref name="degree"/> threads with little idle: at least a block per thread, and the blocks fill at least
+        /// three quarters of the rounds in which the threads claim them (two halves on two threads, 32 blocks on 16).
+        /// </summary>
+        private static bool SpreadsByItself(int length, Lz4FrameEncoderOptions encoder, int degree)
+        {
+            if (degree < 2 || length < encoder.Parallelism.MinimumLength)
+                return false;
+            long stride = Lz4FrameEncoder.BlockStride(length, encoder);
+            long blocks = (length + stride - 1) / stride;
+            long rounds = (blocks + degree - 1) / degree;
+            return blocks >= degree && blocks * 4 >= rounds * degree * 3;
+        }
+
+        /// <summary>Whether encoding the planned items in order posts work to the helpers: some frame's blocks spread over threads.</summary>
+        public bool InOrderUsesHelpers(Lz4FrameEncoderOptions encoder)
+        {
+            Lz4Parallelism parallelism = encoder.Parallelism;
+            if (!parallelism.IsParallel)
+                return false;
+            for (int i = 0; i < _itemCount; i++)
+            {
+                int length = _items[i].SourceLength;
+                if (length >= parallelism.MinimumLength && length > Lz4FrameEncoder.BlockStride(length, encoder))
+                    return true;
+            }
+            return false;
         }
 
         /// <summary>Starts laying the planned message out in order; <see cref="TryPeekNext"/> names the buffer wanted next.</summary>

@@ -187,7 +187,13 @@ namespace ArrowLz4Fast
             _compress = IpcMessageCompressor.IsCompressible(_parsed) && PlanBatch();
             _inOrder = _compress && _compressors[_current].EncodesInOrder(_encoder);
             if (_inOrder)
+            {
+                // Frames whose blocks go to the helpers start once the batch still on them is done, so the threads
+                // stay within the degree; frames on the calling thread alone overlap with it.
+                if (_compressors[_current].InOrderUsesHelpers(_encoder))
+                    Drain();
                 _compressors[_current].BeginInOrder();
+            }
             if (_parsed.BodyLength == 0)
             {
                 ProcessMessage();

@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using Apache.Arrow;
+using Apache.Arrow.Ipc;
 using ArrowLz4Fast.Ipc;
 using ArrowLz4Fast.Tests.Support;
 using Xunit;
@@ -51,6 +52,96 @@ namespace ArrowLz4Fast.Tests
             {
                 ArrowData.DisposeAll(batches);
             }
+        }
+
+        [Fact]
+        public void Batches_of_buffers_that_each_spread_over_the_threads_are_encoded_as_they_arrive()
+        {
+            // pyarrow's strings: 0.4, 0.6 and 1.9 MB buffers, each two blocks or more at the default 256 KiB: every one
+            // keeps two threads busy by itself, so the batch goes in order, each frame's blocks on both threads.
+            List<RecordBatch> batches = Batches("ipc/pyarrow/strings.arrows");
+            try
+            {
+                Assert.True(batches.Count >= 2, $"{batches.Count} batches");
+                var options = IpcWrapped.Options(2);
+                using var output = new MemoryStream();
+                using (var compressing = new IpcCompressingStream(output, options, leaveOpen: true))
+                using (var writer = new ArrowStreamWriter(compressing, batches[0].Schema, leaveOpen: true))
+                {
+                    for (int i = 0; i < batches.Count; i++)
+                    {
+                        writer.WriteRecordBatch(batches[i]);
+                        // Encoded as it arrived: the batch is in the output when its last write returns, not held to
+                        // compress on the helpers until the next message.
+                        List<IpcMutator.Message> written = IpcMutator.Messages(output.ToArray());
+                        Assert.Equal(i + 2, written.Count);
+                        Assert.True(written[i + 1].Lz4, $"batch {i} compressed");
+                    }
+                    writer.WriteEnd();
+                }
+                byte[] plain = WritePlain(batches);
+                byte[] expected = CompressedMessageByMessage(IpcMessages.Of(plain), 0);
+                AssertSameBytes(expected, output.ToArray(), "Arrow's writes, degree 2");
+                foreach (int size in new[] { 7, 4093, 300_001, plain.Length })
+                    AssertSameBytes(expected, WriteInPieces(plain, size, options, 0), $"writes of {size}, degree 2");
+            }
+            finally
+            {
+                ArrowData.DisposeAll(batches);
+            }
+        }
+
+        [Fact]
+        public void A_batch_whose_frames_spread_over_the_helpers_waits_for_the_batch_still_on_them()
+        {
+            // A small batch (pyarrow's strings, first 64 rows) goes to the helpers; the whole batch after it spreads each
+            // frame's blocks over them. It starts only once the small one is done, so the threads stay within the
+            // degree: the small batch is in the output as soon as the large one's metadata has arrived.
+            List<RecordBatch> batches = Batches("ipc/pyarrow/strings.arrows");
+            var small = new List<RecordBatch> { Head(batches[0], 64), batches[1] };
+            try
+            {
+                byte[] plain = WritePlain(small);
+                List<IpcMutator.Message> messages = IpcMutator.Messages(plain);
+                Assert.Equal(3, messages.Count);
+                var options = IpcWrapped.Options(2, minimumParallelLength: 1024);
+                using var output = new MemoryStream();
+                List<IpcMutator.Message> early;
+                using (var compressing = new IpcCompressingStream(output, options, leaveOpen: true))
+                {
+                    compressing.Write(plain, 0, messages[2].Body);
+                    early = IpcMutator.Messages(output.ToArray());
+                    compressing.Write(plain, messages[2].Body, plain.Length - messages[2].Body);
+                }
+                Assert.Equal(2, early.Count);
+                Assert.True(early[1].Lz4, "the small batch compressed");
+                AssertSameBytes(CompressedMessageByMessage(IpcMessages.Of(plain), 0), output.ToArray(), "degree 2");
+            }
+            finally
+            {
+                small[0].Dispose();
+                ArrowData.DisposeAll(batches);
+            }
+        }
+
+        /// <summary>The first <paramref name="rows"/> rows of a batch of string columns, copied.</summary>
+        private static RecordBatch Head(RecordBatch batch, int rows)
+        {
+            var columns = new List<IArrowArray>();
+            for (int c = 0; c < batch.ColumnCount; c++)
+            {
+                var strings = (StringArray)batch.Column(c);
+                var builder = new StringArray.Builder();
+                for (int i = 0; i < rows; i++)
+                {
+                    if (strings.IsNull(i))
+                        builder.AppendNull();
+                    else
+                        builder.Append(strings.GetString(i));
+                }
+                columns.Add(builder.Build());
+            }
+            return new RecordBatch(batch.Schema, columns, rows);
         }
 
         [Theory]
