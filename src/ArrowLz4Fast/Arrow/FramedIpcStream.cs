@@ -3,6 +3,7 @@ using System.IO;
 using System.Threading;
 using System.Threading.Tasks;
 using ArrowLz4Fast.Frames;
+using ArrowLz4Fast.Ipc;
 
 namespace ArrowLz4Fast
 {
@@ -14,10 +15,6 @@ namespace ArrowLz4Fast
     /// </summary>
     internal sealed class FramedIpcStream : Stream
     {
-        private const string IpcHead = "Invalid Arrow IPC data at byte offset ";
-        private const string IpcInput = " of the input stream";
-        private const string FrameHead = "Invalid LZ4 data at byte offset ";
-
         private readonly IpcDecompressingStream _ipc;
         private readonly CountingReadStream _input;
         private long _inputRecorded;
@@ -130,20 +127,18 @@ namespace ArrowLz4Fast
         /// <summary>The exception to throw instead of <paramref name="e"/>, its offset's stream named; null to let it go.</summary>
         internal static Exception? Renamed(Exception e)
         {
-            string message = e.Message;
-            if (e is NotSupportedException && message.Contains(IpcInput))
-                return new NotSupportedException(message.Replace(IpcInput, " of the IPC stream decompressed from the LZ4 frame"), e);
-            if (e is not InvalidDataException || e.InnerException is not Lz4FrameException frame)
+            if (OwnError.Of(e) is { Origin: OffsetOrigin.IpcInput } own)
+            {
+                if (own.Shape != OwnErrorShape.Invalid)
+                    return IpcErrors.NotSupported(own, e, framed: true);
+                if (e.InnerException is Lz4FrameException ipc)
+                    return IpcErrors.Invalid(own, ipc.Kind, ipc.InnerException ?? e, framed: true);
                 return null;
-            string offset = frame.Offset.ToString(System.Globalization.CultureInfo.InvariantCulture);
-            string ipcHead = IpcHead + offset + IpcInput + ":";
-            string frameHead = FrameHead + offset + ":";
-            if (message.StartsWith(ipcHead, StringComparison.Ordinal))
-                message = message.Replace(ipcHead, IpcHead + offset + " of the IPC stream decompressed from the LZ4 frame (not of the compressed input):");
-            else if (message.StartsWith(frameHead, StringComparison.Ordinal))
-                message = message.Replace(frameHead, FrameHead + offset + " of the compressed input (the LZ4 frame around the IPC stream):");
-            else
+            }
+            // Not the IPC layer's: the frame decoder's around it, whose offsets count in the compressed input.
+            if (e is not InvalidDataException || e.InnerException is not Lz4FrameException frame || frame.Kind == Lz4FrameErrorKind.Unspecified || frame.Offset < 0)
                 return null;
+            string message = $"Invalid LZ4 data at byte offset {frame.Offset} of the compressed input (the LZ4 frame around the IPC stream): {frame.Detail}.";
             return new InvalidDataException(message, new Lz4FrameException(message, frame.Kind, frame.Detail, frame.Offset, frame.InnerException ?? e));
         }
     }

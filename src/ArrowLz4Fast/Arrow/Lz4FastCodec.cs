@@ -199,7 +199,7 @@ namespace ArrowLz4Fast
         {
             string what = $"K4os.Compression.LZ4's frame decoder failed after reading that many bytes: {e.Message.TrimEnd('.')}";
             string message = $"Invalid LZ4 data at byte offset {read} {WithinFrame}: {what}.";
-            return new InvalidDataException(message, new Lz4FrameException(message, Lz4FrameErrorKind.Unspecified, what, read, e));
+            return new OwnError(OffsetOrigin.BufferFrame, OwnErrorShape.Invalid, read, what).Mark(new InvalidDataException(message, new Lz4FrameException(message, Lz4FrameErrorKind.Unspecified, what, read, e)));
         }
 
         [DoesNotReturn]
@@ -231,7 +231,7 @@ namespace ArrowLz4Fast
         private static InvalidDataException Invalid(Lz4FrameErrorKind kind, long offset, string what)
         {
             string message = $"Invalid LZ4 data at byte offset {offset} {WithinFrame}: {what}.";
-            return new InvalidDataException(message, new Lz4FrameException(message, kind, what, offset));
+            return new OwnError(OffsetOrigin.BufferFrame, OwnErrorShape.Invalid, offset, what).Mark(new InvalidDataException(message, new Lz4FrameException(message, kind, what, offset)));
         }
 
         private const string WithinFrame = "within this buffer's LZ4 frame";
@@ -246,10 +246,10 @@ namespace ArrowLz4Fast
         {
             if (e.InnerException is not Lz4FrameException frame || frame.Offset < 0)
                 return null;
-            string message = $"Invalid LZ4 data at byte offset {frame.Offset} {WithinFrame}{prefix.Describe()}: {frame.Detail}.";
-            // The codec's own exceptions already say so when there is no buffer place to add.
-            if (message == e.Message)
+            // The codec's own exceptions already name the frame: only the buffer's place would be new.
+            if (!prefix.IsKnown && OwnError.Of(e) is { Origin: OffsetOrigin.BufferFrame })
                 return null;
+            string message = $"Invalid LZ4 data at byte offset {frame.Offset} {WithinFrame}{prefix.Describe()}: {frame.Detail}.";
             return new InvalidDataException(message, new Lz4FrameException(message, frame.Kind, frame.Detail, frame.Offset, frame.InnerException ?? e));
         }
 

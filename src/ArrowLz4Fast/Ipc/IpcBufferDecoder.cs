@@ -72,7 +72,7 @@ namespace ArrowLz4Fast.Ipc
         }
 
         private static NotSupportedException DictionaryRequired(in IpcBufferItem item, long bodyOffset, long frameOffset, string detail) =>
-            Lz4FrameErrors.DictionaryNotSupported($"The LZ4 frame at byte offset {bodyOffset + item.Source + frameOffset} of the input stream", bodyOffset + item.Source + frameOffset, detail);
+            IpcErrors.DictionaryRequired(bodyOffset + item.Source + frameOffset, detail);
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         private static void ThrowLength(long offset, string what) => throw IpcErrors.At(Lz4FrameErrorKind.DecodedLength, offset, what);

@@ -116,8 +116,9 @@ namespace ArrowLz4Fast
         /// </summary>
         private InvalidDataException? Named(Exception e)
         {
-            // Only the stream's own defects: one its input threw counts its offsets in another stream.
-            if (e is not InvalidDataException || e.InnerException is not Lz4FrameException frame || _messageIndex < 0 || !IpcErrors.IsOwn(e, frame.Offset))
+            // Only the stream's own defects, once: one its input threw counts its offsets in another stream.
+            if (e is not InvalidDataException || e.InnerException is not Lz4FrameException frame || _messageIndex < 0
+                || OwnError.Of(e) is not { Origin: OffsetOrigin.IpcInput, Location: "" } own)
                 return null;
             string where = $" In message {_messageIndex} of the stream";
             if (_known >= Known.Batch)
@@ -130,8 +131,7 @@ namespace ArrowLz4Fast
                 if (buffer >= 0)
                     where += ": " + Buffer(buffer);
             }
-            string message = e.Message + where + ".";
-            return new InvalidDataException(message, new Lz4FrameException(message, frame.Kind, frame.Detail, frame.Offset, frame.InnerException));
+            return IpcErrors.Invalid(own.At(where + "."), frame.Kind, frame.InnerException, framed: false);
         }
 
         /// <summary>The body buffer whose bytes in the input hold <paramref name="offset"/>, or -1.</summary>

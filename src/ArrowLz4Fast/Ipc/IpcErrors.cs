@@ -1,4 +1,5 @@
 using System;
+using System.Diagnostics;
 using System.Diagnostics.CodeAnalysis;
 using System.IO;
 using System.Runtime.CompilerServices;
@@ -13,13 +14,6 @@ namespace ArrowLz4Fast.Ipc
     /// </summary>
     internal static class IpcErrors
     {
-        private const string Head = "Invalid Arrow IPC data at byte offset ";
-        private const string OfInput = " of the input stream: ";
-
-        /// <summary>Whether <paramref name="e"/> is one of these, at <paramref name="offset"/> (not one its input stream threw).</summary>
-        internal static bool IsOwn(Exception e, long offset) =>
-            e.Message.StartsWith(Head + offset.ToString(System.Globalization.CultureInfo.InvariantCulture) + OfInput, StringComparison.Ordinal);
-
         /// <summary>A defect of the stream's structure (not of an LZ4 frame in it).</summary>
         [MethodImpl(MethodImplOptions.NoInlining)]
         internal static InvalidDataException At(long offset, string what, Exception? cause = null) =>
@@ -27,16 +21,45 @@ namespace ArrowLz4Fast.Ipc
 
         /// <summary>A defect of <paramref name="kind"/>, <paramref name="what"/> being its detail.</summary>
         [MethodImpl(MethodImplOptions.NoInlining)]
-        internal static InvalidDataException At(Lz4FrameErrorKind kind, long offset, string what, Exception? cause = null)
-        {
-            string message = $"{Head}{offset}{OfInput}{what}.";
-            return new InvalidDataException(message, new Lz4FrameException(message, kind, what, offset, cause));
-        }
+        internal static InvalidDataException At(Lz4FrameErrorKind kind, long offset, string what, Exception? cause = null) =>
+            Invalid(new OwnError(OffsetOrigin.IpcInput, OwnErrorShape.Invalid, offset, what), kind, cause, framed: false);
 
         /// <summary>Valid Arrow that Arrow .NET cannot read, at an offset of the input stream.</summary>
         [MethodImpl(MethodImplOptions.NoInlining)]
         internal static NotSupportedException NotSupported(long offset, string what) =>
-            new NotSupportedException($"Arrow .NET cannot read the Arrow IPC data at byte offset {offset} of the input stream: {what}.");
+            NotSupported(new OwnError(OffsetOrigin.IpcInput, OwnErrorShape.NotSupported, offset, what), null, framed: false);
+
+        /// <summary>A body buffer's LZ4 frame, at <paramref name="offset"/> of the input stream, that names a dictionary.</summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static NotSupportedException DictionaryRequired(long offset, string detail) =>
+            NotSupported(new OwnError(OffsetOrigin.IpcInput, OwnErrorShape.DictionaryRequired, offset, detail), null, framed: false);
+
+        /// <summary>
+        /// The exception <paramref name="error"/> words: its offset in the input stream, or, <paramref name="framed"/>,
+        /// in the IPC stream an outer LZ4 frame decompressed to (<see cref="Lz4FramedArrow"/>).
+        /// </summary>
+        internal static InvalidDataException Invalid(OwnError error, Lz4FrameErrorKind kind, Exception? cause, bool framed)
+        {
+            Debug.Assert(error.Shape == OwnErrorShape.Invalid, "corrupt data is worded as such");
+            string input = framed ? "of the IPC stream decompressed from the LZ4 frame (not of the compressed input)" : "of the input stream";
+            string message = $"Invalid Arrow IPC data at byte offset {error.Offset} {input}: {error.Detail}.{error.Location}";
+            return error.Mark(new InvalidDataException(message, new Lz4FrameException(message, kind, error.Detail, error.Offset, cause)));
+        }
+
+        /// <summary>
+        /// The <see cref="NotSupportedException"/> <paramref name="error"/> words, as <see cref="Invalid"/> does; a
+        /// dictionary frame's carries its <see cref="Lz4FrameException"/> unless it rewords <paramref name="cause"/>.
+        /// </summary>
+        internal static NotSupportedException NotSupported(OwnError error, Exception? cause, bool framed)
+        {
+            string input = framed ? "of the IPC stream decompressed from the LZ4 frame" : "of the input stream";
+            if (error.Shape == OwnErrorShape.DictionaryRequired && cause is null)
+                return error.Mark(Lz4FrameErrors.DictionaryNotSupported($"The LZ4 frame at byte offset {error.Offset} {input}", error.Offset, error.Detail));
+            string message = error.Shape == OwnErrorShape.DictionaryRequired
+                ? $"The LZ4 frame at byte offset {error.Offset} {input} was {error.Detail}."
+                : $"Arrow .NET cannot read the Arrow IPC data at byte offset {error.Offset} {input}: {error.Detail}.";
+            return error.Mark(new NotSupportedException(message, cause));
+        }
 
         [DoesNotReturn]
         [MethodImpl(MethodImplOptions.NoInlining)]

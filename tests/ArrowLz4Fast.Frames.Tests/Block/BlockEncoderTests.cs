@@ -25,6 +25,10 @@ namespace ArrowLz4Fast.Tests
         public static IEnumerable<object[]> CommittedFiles() =>
             Corpus.CommittedIpcFiles().Where(f => !f.Contains("zstd", StringComparison.Ordinal)).Select(f => new object[] { f });
 
+#if !NETSTANDARD_SUITE
+        // The two sweeps over real buffers and output capacities run in the net8.0 suite alone: the netstandard2.0
+        // build's own code (its trailing-zero count, where a match ends) runs in every length, shape, random and level
+        // case below, and the output limits have no code of that build's own.
         [Theory]
         [MemberData(nameof(CommittedFiles))]
         public void Every_real_buffer_compresses_to_the_reference_bytes_at_every_block_size(string file)
@@ -50,6 +54,7 @@ namespace ArrowLz4Fast.Tests
             }
             Assert.True(blocks > 0 || file.Contains("empty", StringComparison.Ordinal), $"{file} has no buffer");
         }
+#endif
 
         public static IEnumerable<object[]> Shapes() => ShapeNames.Select(s => new object[] { s });
 
@@ -75,6 +80,7 @@ namespace ArrowLz4Fast.Tests
             }
         }
 
+#if !NETSTANDARD_SUITE
         [Theory]
         [MemberData(nameof(Shapes))]
         public void Every_capacity_around_the_compressed_size_gives_the_reference_result(string shape)
@@ -92,6 +98,7 @@ namespace ArrowLz4Fast.Tests
                     AssertSameAsReference(source, capacity);
             }
         }
+#endif
 
         [Fact]
         public void Random_inputs_and_capacities_match_the_reference()

@@ -22,12 +22,20 @@ namespace ArrowLz4Fast.Tests
     {
         internal const byte Sentinel = 0xCD;
 
-        public static IEnumerable<object[]> Degrees() => new[] { 1, 2, 8 }.Select(d => new object[] { d });
+        // Sequential, and parallel with 7 work items: a degree only sets how many work items the one job posts, so 2 (one
+        // work item) takes no path 8 does not; the tests of parts and of the schedule name 2 besides where it matters. The
+        // netstandard2.0 suite runs the parallel one alone: the sequential decode has no code of that build's own.
+        public static IEnumerable<object[]> Degrees() =>
+#if NETSTANDARD_SUITE
+            new[] { 8 }.Select(d => new object[] { d });
+#else
+            new[] { 1, 8 }.Select(d => new object[] { d });
+#endif
 
         // Each file once, at 1, 2 and 8 threads in turn: what a file decodes or fails to is DecodeBatchItem's on every
-        // degree; the schedule and the error choice across threads are the Degrees theories' (all three degrees each).
+        // degree; the schedule and the error choice across threads are the Degrees theories'.
         public static IEnumerable<object[]> CorpusFilesAndDegrees() =>
-            FrameStreams.AllFrameFiles().Select((f, i) => new object[] { f, new[] { 1, 2, 8 }[i % 3] });
+            FrameStreams.SuiteFrameFiles().Select((f, i) => new object[] { f, new[] { 1, 2, 8 }[i % 3] });
 
         internal static Lz4FrameDecoderOptions Options(int degree, bool verifyChecksums = true) =>
             new(verifyChecksums, new Lz4Parallelism(degree, 1));

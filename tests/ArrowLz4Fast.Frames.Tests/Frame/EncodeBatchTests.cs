@@ -16,7 +16,14 @@ namespace ArrowLz4Fast.Tests
     {
         private const byte Sentinel = 0xCD;
 
-        public static IEnumerable<object[]> Degrees() => new[] { 1, 2, 8 }.Select(d => new object[] { d });
+        // Encoded when started, and on helpers with 7 work items (a degree sets only how many the job posts, so 2 takes no
+        // path 8 does not); the netstandard2.0 suite runs the parallel one alone, where that build queues its work items.
+        public static IEnumerable<object[]> Degrees() =>
+#if NETSTANDARD_SUITE
+            new[] { 8 }.Select(d => new object[] { d });
+#else
+            new[] { 1, 8 }.Select(d => new object[] { d });
+#endif
 
         private static (byte[] Source, Lz4FrameBatchItem[] Items, byte[][] Expected) Batch(Lz4FrameEncoderOptions options, int count = 40)
         {
@@ -58,11 +65,13 @@ namespace ArrowLz4Fast.Tests
         public void Every_frame_is_what_TryEncode_writes(int degree)
         {
             // The fast encoder (0) and K4os' high compression (3): every level from 3 up passes through to K4os the same
-            // way (Lz4BlockEncoder.Encode), so level 9, the costliest, went through no other code of ours.
-            foreach (int level in new[] { 0, 3 })
+            // way (Lz4BlockEncoder.Encode), so level 9, the costliest, went through no other code of ours. The level
+            // reaches the job only as an option of each item's encode, so the slow one runs on the parallel schedule alone,
+            // over the first ten frames (the fast one schedules all forty).
+            foreach (int level in degree > 1 ? new[] { 0, 3 } : new[] { 0 })
             {
                 var options = new Lz4FrameEncoderOptions(level: level, contentChecksum: true, parallelism: new Lz4Parallelism(degree, 1));
-                (byte[] source, Lz4FrameBatchItem[] items, byte[][] expected) = Batch(options);
+                (byte[] source, Lz4FrameBatchItem[] items, byte[][] expected) = Batch(options, count: level == 0 ? 40 : 10);
                 var destination = new byte[items[^1].DestinationOffset + items[^1].DestinationLength + 16];
                 destination.AsSpan().Fill(Sentinel);
                 var written = new int[items.Length];

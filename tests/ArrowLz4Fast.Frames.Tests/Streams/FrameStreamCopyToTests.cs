@@ -17,7 +17,7 @@ namespace ArrowLz4Fast.Tests
     /// </summary>
     public class FrameStreamCopyToTests
     {
-        public static IEnumerable<object[]> Files() => FrameStreams.AllFrameFiles().Select(f => new object[] { f });
+        public static IEnumerable<object[]> Files() => FrameStreams.SuiteFrameFiles().Select(f => new object[] { f });
 
         [Theory]
         [MemberData(nameof(Files))]

@@ -139,11 +139,14 @@ namespace ArrowLz4Fast.Tests
             List<RecordBatch> batches = Batches(file);
             try
             {
+                // In order and on 7 work items (a degree sets only how many the batch job posts, so 2 takes no path 8 does
+                // not). The level reaches the encoder as an option of each buffer's frame: the slow high-compression one
+                // runs on the parallel schedule alone.
                 foreach (int level in new[] { 0, 9 })
                 {
                     var codecOptions = new Lz4FastOptions { CompressionLevel = level, MaxDegreeOfParallelism = 1, ContentChecksum = true };
                     List<byte[]> expected = Frames(IpcWriter.Write(batches, new Lz4FastCodecFactory(codecOptions), fileFormat: false));
-                    foreach (int degree in new[] { 1, 2, 8 })
+                    foreach (int degree in level == 0 ? new[] { 1, 8 } : new[] { 8 })
                     {
                         var options = new Lz4FastOptions { CompressionLevel = level, MaxDegreeOfParallelism = degree, MinimumParallelLength = 1024, ContentChecksum = true };
                         List<byte[]> actual = Frames(WriteCompressed(batches, file: false, options));

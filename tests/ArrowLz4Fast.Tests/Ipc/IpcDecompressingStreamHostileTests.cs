@@ -29,7 +29,18 @@ namespace ArrowLz4Fast.Tests
 
         public static IEnumerable<object[]> MutationCases() =>
             new[] { "ipc/pyarrow/nested_dict.arrows", "ipc/rust/strings.arrows", "ipc/java/nested_dict.arrows", "ipc/pyarrow/empty.arrows", "ipc/java/wide.arrows", "ipc/pyarrow/nested_dict_minsavings.arrows", "ipc/rust/tiny_batches.arrows" }
-                .SelectMany(f => new[] { 1, 2 }.Select(d => new object[] { f, d }));
+                .SelectMany(f => Degrees.Select(d => new object[] { f, d }));
+
+        // The netstandard2.0 suite reads the mutants on the parallel body path alone, half as many: that build's own code
+        // (the input read through the array overloads, helpers queued through WaitCallback) runs on every read of it,
+        // and the checks it meets are the net8.0 suite's, which runs the whole sample at both degrees.
+#if NETSTANDARD_SUITE
+        private static readonly int[] Degrees = { 2 };
+        private const int SampleDivisor = 2;
+#else
+        private static readonly int[] Degrees = { 1, 2 };
+        private const int SampleDivisor = 1;
+#endif
 
         [Theory]
         [MemberData(nameof(MutationCases))]
@@ -41,7 +52,7 @@ namespace ArrowLz4Fast.Tests
             var random = new Random(file.Sum(c => c) * 31 + degree);
             var outcomes = new Dictionary<string, int>();
             // A sample: fuzz --ipc (a CI slice) runs 2,000 such mutants through the wrapper with a time and memory budget.
-            int mutants = file.Contains("tiny", StringComparison.Ordinal) || file.Contains("wide", StringComparison.Ordinal) ? 8 : 30;
+            int mutants = (file.Contains("tiny", StringComparison.Ordinal) || file.Contains("wide", StringComparison.Ordinal) ? 8 : 30) / SampleDivisor;
             for (int i = 0; i < mutants; i++)
             {
                 byte[] bytes = IpcMutator.Mutate(original, messages, random, out string what);
