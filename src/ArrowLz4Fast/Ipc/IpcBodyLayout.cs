@@ -50,7 +50,8 @@ namespace ArrowLz4Fast.Ipc
         }
 
         /// <summary>
-        /// Reads the length prefixes and fills <paramref name="items"/>; returns the decompressed body length. A buffer
+        /// Reads the length prefixes and fills <paramref name="items"/>, keeping the <see cref="IpcBufferItem.Skipped"/>
+        /// the caller set in each (0 for a body read whole); returns the decompressed body length. A buffer
         /// declaring more than <paramref name="maxRatio"/> bytes per compressed byte is refused (LZ4 frames by default).
         /// A body past <paramref name="maxBodyLength"/> is an <see cref="IpcLimitException"/> when
         /// <paramref name="limitException"/> is set (the caller answers it apart from corrupt data).
@@ -64,12 +65,16 @@ namespace ArrowLz4Fast.Ipc
                 int offset = (int)reader.ReadInt64(at);
                 int length = (int)reader.ReadInt64(at + 8);
                 ref IpcBufferItem item = ref items[i];
+                // What a projection skipped before the buffer stays: the offsets below count in the input.
+                int skipped = item.Skipped;
                 item = default;
+                item.Skipped = skipped;
                 item.Raw = true;
+                long inInput = bodyOffset + skipped + offset;
                 if (length > 0)
                 {
                     if (length < 8)
-                        IpcErrors.Throw(bodyOffset + offset, $"body buffer {i} is {length} byte(s), shorter than its 8-byte uncompressed-length prefix");
+                        IpcErrors.Throw(inInput, $"body buffer {i} is {length} byte(s), shorter than its 8-byte uncompressed-length prefix");
                     long declared = BinaryPrimitives.ReadInt64LittleEndian(body.Slice(offset));
                     item.Source = offset + 8;
                     item.SourceLength = length - 8;
@@ -79,17 +84,17 @@ namespace ArrowLz4Fast.Ipc
                     }
                     else if (declared < 0)
                     {
-                        IpcErrors.Throw(bodyOffset + offset, $"body buffer {i} declares a negative uncompressed length ({declared})");
+                        IpcErrors.Throw(inInput, $"body buffer {i} declares a negative uncompressed length ({declared})");
                     }
                     else
                     {
                         item.Raw = false;
                         // Refused before the reader allocates it: the frame cannot decode to that many bytes.
                         if (declared > maxRatio * item.SourceLength)
-                            IpcErrors.Throw(bodyOffset + offset, $"body buffer {i} declares {declared} uncompressed bytes, more than its {item.SourceLength}-byte {(maxRatio == Lz4MaxRatio ? "LZ4" : "compressed")} frame can decode to");
+                            IpcErrors.Throw(inInput, $"body buffer {i} declares {declared} uncompressed bytes, more than its {item.SourceLength}-byte {(maxRatio == Lz4MaxRatio ? "LZ4" : "compressed")} frame can decode to");
                     }
                     if (declared > maxBodyLength - Align(total))
-                        throw OverLimit(bodyOffset + offset, $"body buffer {i} declares {declared} uncompressed bytes, which takes the decompressed body past the {maxBodyLength}-byte limit", maxBodyLength, limitException);
+                        throw OverLimit(inInput, $"body buffer {i} declares {declared} uncompressed bytes, which takes the decompressed body past the {maxBodyLength}-byte limit", maxBodyLength, limitException);
                     item.Length = (int)declared;
                 }
                 item.Destination = (int)Align(total);

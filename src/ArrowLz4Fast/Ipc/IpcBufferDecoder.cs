@@ -23,7 +23,7 @@ namespace ArrowLz4Fast.Ipc
             if (input.IsEmpty)
             {
                 if (!output.IsEmpty)
-                    IpcErrors.Throw(bodyOffset + item.Source, $"the buffer holds no LZ4 frame but {output.Length} decoded bytes are expected");
+                    IpcErrors.Throw(item.InInput(bodyOffset), $"the buffer holds no LZ4 frame but {output.Length} decoded bytes are expected");
                 return;
             }
 
@@ -41,10 +41,10 @@ namespace ArrowLz4Fast.Ipc
             {
                 case Lz4FrameDecodeStatus.Done:
                     if (written != output.Length)
-                        ThrowLength(bodyOffset + item.Source + consumed, Lz4FrameErrors.EndsEarly(written, output.Length));
+                        ThrowLength(item.InInput(bodyOffset) + consumed, Lz4FrameErrors.EndsEarly(written, output.Length));
                     return;
                 case Lz4FrameDecodeStatus.DestinationTooSmall:
-                    ThrowLength(bodyOffset + item.Source + consumed, Lz4FrameErrors.DecodesLonger(output.Length));
+                    ThrowLength(item.InInput(bodyOffset) + consumed, Lz4FrameErrors.DecodesLonger(output.Length));
                     return;
                 default:
                     throw DictionaryRequired(in item, bodyOffset, consumed, Lz4FrameErrors.DictionaryDetail(Lz4FrameDescriptor.Read(input, consumed).DictionaryId));
@@ -61,18 +61,18 @@ namespace ArrowLz4Fast.Ipc
             Debug.Assert(frameOffset >= 0 && frameOffset <= item.SourceLength, "a frame error lies within its buffer's bytes");
             if (frame.Kind == Lz4FrameErrorKind.DictionaryRequired)
                 return DictionaryRequired(in item, bodyOffset, frameOffset, frame.Detail);
-            long at = bodyOffset + item.Source + frameOffset;
+            long at = item.InInput(bodyOffset) + frameOffset;
             if (frame.Kind == Lz4FrameErrorKind.DecodedLength)
                 return IpcErrors.At(Lz4FrameErrorKind.DecodedLength, at, frame.Detail, cause);
             return IpcErrors.At(
                 frame.Kind,
                 at,
-                $"the LZ4 frame of the body buffer at byte offset {bodyOffset + item.Source} is invalid at byte offset {frameOffset} within that frame: {frame.Detail}",
+                $"the LZ4 frame of the body buffer at byte offset {item.InInput(bodyOffset)} is invalid at byte offset {frameOffset} within that frame: {frame.Detail}",
                 cause);
         }
 
         private static NotSupportedException DictionaryRequired(in IpcBufferItem item, long bodyOffset, long frameOffset, string detail) =>
-            IpcErrors.DictionaryRequired(bodyOffset + item.Source + frameOffset, detail);
+            IpcErrors.DictionaryRequired(item.InInput(bodyOffset) + frameOffset, detail);
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         private static void ThrowLength(long offset, string what) => throw IpcErrors.At(Lz4FrameErrorKind.DecodedLength, offset, what);

@@ -17,6 +17,15 @@ namespace ArrowLz4Fast.Ipc
         /// <summary>Stored raw (-1 prefix) or empty: copied, not decoded.</summary>
         public bool Raw;
 
+        /// <summary>
+        /// How many bytes of the input's body before this buffer a projection left out of the compacted body it was
+        /// gathered into; 0 for a body read whole. Errors add it, so that their offsets count in the input.
+        /// </summary>
+        public int Skipped;
+
+        /// <summary>Where <see cref="Source"/> is in the input, for a body starting at <paramref name="bodyOffset"/>.</summary>
+        public readonly long InInput(long bodyOffset) => bodyOffset + Skipped + Source;
+
         /// <summary>How many of the first <paramref name="count"/> items are LZ4 frames to decode, counted only when something listens to the buffer counter.</summary>
         public static int Frames(IpcBufferItem[] items, int count)
         {

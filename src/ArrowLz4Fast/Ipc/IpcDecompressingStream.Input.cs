@@ -245,6 +245,8 @@ namespace ArrowLz4Fast
         /// <summary>Lays the read body out for decoding and queues the metadata rewritten for the decompressed body.</summary>
         private void FinishCompressed(FlatReader reader, in IpcMessage message, int length)
         {
+            for (int i = 0; i < message.BufferCount; i++)
+                _items[i].Skipped = _projected ? _gather[i].Source - _gather[i].Destination : 0;
             long output = IpcBodyLayout.Compute(reader, message, CompressedBody, _bodyOffset, _items, _maxBodyLength);
             _itemCount = message.BufferCount;
             _source.Lay(_bodySource, _bodyOffset, _items, _itemCount);

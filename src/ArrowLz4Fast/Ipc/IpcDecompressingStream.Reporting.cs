@@ -145,7 +145,12 @@ namespace ArrowLz4Fast
                     // Each item's source starts after its 8-byte prefix; an empty buffer has none.
                     if (_items[i].Source < 8)
                         continue;
-                    (start, length) = (_items[i].Source - 8, _items[i].SourceLength + 8L);
+                    (start, length) = (_items[i].Skipped + _items[i].Source - 8, _items[i].SourceLength + 8L);
+                }
+                else if (_known == Known.MetadataBuffers && _projected)
+                {
+                    // The metadata counts in the compacted body; each kept buffer's place in the input is in the gather list.
+                    (start, length) = (_gather[i].Source, _gather[i].SourceLength);
                 }
                 else if (_known == Known.MetadataBuffers)
                 {

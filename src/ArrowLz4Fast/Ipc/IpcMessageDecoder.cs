@@ -85,6 +85,8 @@ namespace ArrowLz4Fast.Ipc
             try
             {
                 ReadOnlyMemory<byte> source = body.Slice(0, (int)message.BodyLength);
+                // A whole body: nothing skipped before any buffer (a pooled array holds what its last user left).
+                items.AsSpan(0, message.BufferCount).Clear();
                 long output = IpcBodyLayout.Compute(reader, message, source.Span, bodyOffset, items, Math.Min(maxBodyLength, _maxBodyLength), ratio, limitException: true);
 
                 // The rewrite appends a copy of the batch's vtable after the metadata (IpcBodyLayout.Rewrite).
@@ -159,10 +161,10 @@ namespace ArrowLz4Fast.Ipc
                 }
                 catch (Exception e) when (e is not OutOfMemoryException)
                 {
-                    throw IpcErrors.At(bodyOffset + item.Source, $"the ZSTD frame of the body buffer at byte offset {bodyOffset + item.Source} is invalid: {e.Message}", e);
+                    throw IpcErrors.At(item.InInput(bodyOffset), $"the ZSTD frame of the body buffer at byte offset {item.InInput(bodyOffset)} is invalid: {e.Message}", e);
                 }
                 if (written != item.Length)
-                    IpcErrors.Throw(bodyOffset + item.Source, $"the ZSTD data decodes to {written} bytes but the buffer declares {item.Length}");
+                    IpcErrors.Throw(item.InInput(bodyOffset), $"the ZSTD data decodes to {written} bytes but the buffer declares {item.Length}");
             }
         }
 

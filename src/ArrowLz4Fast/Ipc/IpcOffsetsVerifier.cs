@@ -77,8 +77,8 @@ namespace ArrowLz4Fast.Ipc
                 {
                     // A buffer stored raw is its bytes in the input: the offset found is there. A frame's is its start.
                     long at = offsets.Raw && offsets.Length > 0 && slot >= 0
-                        ? bodyOffset + offsets.Source + (slot * width)
-                        : bodyOffset + Math.Max(offsets.Source - 8, 0);
+                        ? offsets.InInput(bodyOffset) + (slot * width)
+                        : bodyOffset + offsets.Skipped + Math.Max(offsets.Source - 8, 0);
                     failure = new Failure(column.FirstBuffer + 1, at, what!);
                     return false;
                 }

@@ -122,6 +122,65 @@ namespace ArrowLz4Fast.Tests
             Assert.Contains($"(record batch 0, counted from 0): body buffer 2 (data) of field '{FieldName(stream, 0)}'", e.Message, StringComparison.Ordinal);
         }
 
+        /// <summary>
+        /// A defect in a selected buffer of a projected read has the offset it has without the projection: in the input,
+        /// not in the compacted body the selected buffers are gathered into. Field 0's three buffers lie before it in the
+        /// body, so an offset counted in the compacted body would be theirs less. From memory, a plain stream (gathered
+        /// by the caller) and a file (read at positions by the decoding threads), in order and on helpers.
+        /// </summary>
+        [Theory]
+        [InlineData("memory", "magic")]
+        [InlineData("stream", "magic")]
+        [InlineData("file", "magic")]
+        [InlineData("memory", "prefix")]
+        [InlineData("file", "prefix")]
+        public void A_defect_in_a_projected_buffer_has_its_offset_in_the_input(string input, string defect)
+        {
+            byte[] stream = File.ReadAllBytes(Corpus.Committed(Strings));
+            (int start, _) = IpcVerifyingReadTests.Buffer(stream, 2, 5);
+            byte[] corrupt = (byte[])stream.Clone();
+            long at;
+            if (defect == "magic")
+            {
+                corrupt[start + 8] ^= 0xFF;
+                at = start + 8;
+            }
+            else
+            {
+                BinaryPrimitives.WriteInt64LittleEndian(corrupt.AsSpan(start), -5);
+                at = start;
+            }
+            string name = FieldName(stream, 1);
+            string path = Path.Combine(Path.GetTempPath(), $"projected-defect-{Guid.NewGuid():N}.arrows");
+            File.WriteAllBytes(path, corrupt);
+            try
+            {
+                foreach (int degree in new[] { 1, 4 })
+                {
+                    var options = new Lz4FastOptions { MaxDegreeOfParallelism = degree, Projection = IpcProjection.ByIndex(1) };
+                    InvalidDataException e = Assert.Throws<InvalidDataException>(() =>
+                    {
+                        using Stream wrapped = input switch
+                        {
+                            "memory" => new IpcDecompressingStream(corrupt.AsMemory(), options),
+                            "stream" => new IpcDecompressingStream(new TrickleStream(corrupt, seed: degree, 1 << 16), options),
+                            _ => new IpcDecompressingStream(File.OpenRead(path), options),
+                        };
+                        using var reader = new ArrowStreamReader(wrapped, SlabMemoryAllocator.Shared);
+                        while (reader.ReadNextRecordBatch() is RecordBatch batch)
+                            batch.Dispose();
+                    });
+                    Assert.Equal(at, Assert.IsType<Lz4FrameException>(e.InnerException).Offset);
+                    Assert.Contains($"at byte offset {at} of the input stream", e.Message, StringComparison.Ordinal);
+                    Assert.True(e.Message.Contains($"(record batch 1, counted from 0): body buffer 2 (data) of field '{name}'", StringComparison.Ordinal), e.Message);
+                }
+            }
+            finally
+            {
+                File.Delete(path);
+            }
+        }
+
         /// <summary>The name of a top-level field, as Arrow's reader reads the schema.</summary>
         private static string FieldName(byte[] stream, int column)
         {
