@@ -134,8 +134,9 @@ namespace ArrowLz4Fast.Tests
 
             _output.WriteLine($"read {read} bytes on the calling thread before the body; the kept buffers hold {kept}, the messages up to the body {first.Body}");
             Assert.True(kept > 100_000, "the kept buffers are what a gather would have copied");
-            // Slack for the read of the counter itself.
-            Assert.True(read <= first.Body + (3 * 32) + 4096, $"read {read} bytes before the body, more than the {first.Body} bytes of messages and three 32-byte heads");
+            // Slack for the read of the counter itself and for the file input's buffer of small reads (16 KiB), far
+            // below the kept buffers a gather would copy.
+            Assert.True(read <= first.Body + (3 * 32) + 4096 + 16384, $"read {read} bytes before the body, more than the {first.Body} bytes of messages, three 32-byte heads and a buffer of small reads");
         }
 
         /// <summary>
