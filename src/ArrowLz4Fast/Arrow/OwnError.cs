@@ -36,13 +36,14 @@ namespace ArrowLz4Fast
     {
         private static readonly ConditionalWeakTable<Exception, OwnError> Made = new ConditionalWeakTable<Exception, OwnError>();
 
-        public OwnError(OffsetOrigin origin, OwnErrorShape shape, long offset, string detail, string location = "")
+        public OwnError(OffsetOrigin origin, OwnErrorShape shape, long offset, string detail, string location = "", string buffer = "")
         {
             Origin = origin;
             Shape = shape;
             Offset = offset;
             Detail = detail;
             Location = location;
+            Buffer = buffer;
         }
 
         public OffsetOrigin Origin { get; }
@@ -57,8 +58,11 @@ namespace ArrowLz4Fast
         /// <summary>Where in the stream the defect lies, as sentences after the message's first; empty when not added.</summary>
         public string Location { get; }
 
-        /// <summary>This error with <paramref name="location"/> added.</summary>
-        public OwnError At(string location) => new OwnError(Origin, Shape, Offset, Detail, location);
+        /// <summary>The body buffer of the defect, and the field it belongs to, as <see cref="Location"/> names them; empty when not known.</summary>
+        public string Buffer { get; }
+
+        /// <summary>This error with <paramref name="location"/> added, <paramref name="buffer"/> being the buffer it names.</summary>
+        public OwnError At(string location, string buffer = "") => new OwnError(Origin, Shape, Offset, Detail, location, buffer);
 
         /// <summary>Records that <paramref name="e"/> was worded from this data, and returns it.</summary>
         public T Mark<T>(T e)

@@ -121,6 +121,7 @@ namespace ArrowLz4Fast
                 || OwnError.Of(e) is not { Origin: OffsetOrigin.IpcInput, Location: "" } own)
                 return null;
             string where = $" In message {_messageIndex} of the stream";
+            string named = string.Empty;
             if (_known >= Known.Batch)
             {
                 where += _message.Dictionary.Exists
@@ -129,9 +130,12 @@ namespace ArrowLz4Fast
                 where += ", counted from 0)";
                 int buffer = _failedBuffer >= 0 ? _failedBuffer : Locate(frame.Offset);
                 if (buffer >= 0)
-                    where += ": " + Buffer(buffer);
+                {
+                    named = Buffer(buffer);
+                    where += ": " + named;
+                }
             }
-            return IpcErrors.Invalid(own.At(where + "."), frame.Kind, frame.InnerException, framed: false);
+            return IpcErrors.Invalid(own.At(where + ".", named), frame.Kind, frame.InnerException, framed: false);
         }
 
         /// <summary>The body buffer whose bytes in the input hold <paramref name="offset"/>, or -1.</summary>

@@ -371,10 +371,8 @@ namespace ArrowLz4Fast
             string where = index < 0 ? "the IPC file" : $"record batch {index} of the IPC file";
             if (e.InnerException is not Lz4FrameException frame)
                 return IpcErrors.At(message, $"{where}: Arrow's reader refused the message: {e.Message}", e);
-            // The stream path names the field and buffer after the batch; the batch's numbers are the spliced stream's.
-            const string Counted = ", counted from 0)";
-            int named = e.Message.IndexOf(Counted, StringComparison.Ordinal);
-            string field = named < 0 ? string.Empty : e.Message.Substring(named + Counted.Length).TrimEnd('.');
+            // The stream path names the buffer and field it found; its message and batch numbers are the spliced stream's.
+            string field = OwnError.Of(e) is { Buffer.Length: > 0 } own ? ": " + own.Buffer : string.Empty;
             return IpcErrors.At(frame.Kind, splice.FileOffsetOf(frame.Offset), $"{where}: {frame.Detail}{field}", frame.InnerException);
         }
     }

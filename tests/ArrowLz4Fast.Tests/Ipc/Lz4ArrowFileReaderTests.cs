@@ -195,6 +195,29 @@ namespace ArrowLz4Fast.Tests
             Assert.Contains("the record batch lists 0 buffer(s) but its schema needs 5", inOrder.Message, StringComparison.Ordinal);
         }
 
+        // A defect the engine finds in a selected buffer: its offset in the file, the batch of the file, and the buffer
+        // and field the stream path names (from its error's data), numbered as the projected batch has them.
+        [Fact]
+        public void A_corrupt_frame_in_batch_i_names_the_batch_buffer_and_field_at_its_offset_in_the_file()
+        {
+            byte[] file = FileOf(Corpus.Committed("ipc/pyarrow/strings.arrows"));
+            IpcFileFooter footer = IpcFileFooter.Read(IpcFileSource.Over(file));
+            IpcFileBlock block = footer.RecordBatches[1];
+            (long Offset, long Length)[] buffers = IpcMessages.Buffers(file.AsSpan((int)block.Offset + 8, block.MetadataLength - 8).ToArray());
+            long at = block.Body + buffers[5].Offset + 8;
+            file[at] ^= 0xFF;    // field 1's data buffer: its LZ4 frame's magic number
+            string name;
+            using (var all = new Lz4ArrowFileReader(file))
+                name = all.Schema.FieldsList[1].Name;
+
+            using var reader = new Lz4ArrowFileReader(file, new Lz4FastOptions { Projection = IpcProjection.ByIndex(1) }, null);
+            reader.ReadRecordBatch(0).Dispose();
+            var e = Assert.Throws<InvalidDataException>(() => reader.ReadRecordBatch(1));
+            Assert.Equal(at, Assert.IsType<Lz4FrameException>(e.InnerException).Offset);
+            Assert.Contains("record batch 1 of the IPC file", e.Message, StringComparison.Ordinal);
+            Assert.Contains($": body buffer 2 (data) of field '{name}'", e.Message, StringComparison.Ordinal);
+        }
+
         // docs/projection.md, "Random access" (kept verbatim between the markers).
         [Fact]
         public void The_docs_snippet_reads_the_last_batch_of_a_file()
