@@ -45,9 +45,7 @@ namespace ArrowLz4Fast.Fuzz
 
             long first = options.Index ?? options.Start;
             long count = options.Index.HasValue ? 1 : options.Count;
-            int failures = 0, rejected = 0, accepted = 0;
-            long maxTicks = 0, maxAllocated = 0;
-            var findings = new System.Collections.Concurrent.ConcurrentQueue<string>();
+            var tally = new FuzzTally(TimeBudget, AllocationBudget, "");
             Parallel.For(0, count, new ParallelOptions { MaxDegreeOfParallelism = options.Threads }, k =>
             {
                 long index = first + k;
@@ -61,36 +59,12 @@ namespace ArrowLz4Fast.Fuzz
                 string? problem = Check(mutant, projection, degree, new Random(readSeed), out bool wasRejected, out TimeSpan took, out long allocated);
                 for (int retry = 0; problem is null && took > TimeBudget && retry < TimeRetries; retry++)
                     problem = Check(mutant, projection, degree, new Random(readSeed), out _, out took, out allocated);
-                IpcFuzz.InterlockedMax(ref maxTicks, took.Ticks);
-                IpcFuzz.InterlockedMax(ref maxAllocated, allocated);
-                if (problem is null && took > TimeBudget)
-                    problem = $"over the time budget: {took.TotalMilliseconds:F0} ms (budget {TimeBudget.TotalMilliseconds:F0} ms)";
-                if (problem is null && allocated > AllocationBudget)
-                    problem = $"over the memory budget: {allocated:N0} bytes allocated (budget {AllocationBudget:N0})";
-                if (problem is not null)
-                {
-                    Interlocked.Increment(ref failures);
-                    if (options.OutDir is not null)
-                    {
-                        Directory.CreateDirectory(options.OutDir);
-                        File.WriteAllBytes(Path.Combine(options.OutDir, $"ipc-file-{options.Seed}-{index}.arrow"), mutant);
-                    }
-                    findings.Enqueue($"  --ipc-file --seed {options.Seed} --index {index} [{seed.Name}, {what}, degree {degree}] {problem}");
-                }
-                else if (wasRejected)
-                {
-                    Interlocked.Increment(ref rejected);
-                }
-                else
-                {
-                    Interlocked.Increment(ref accepted);
-                }
+                tally.Record(problem, wasRejected, took, allocated, options, $"ipc-file-{options.Seed}-{index}.arrow", mutant, $"  --ipc-file --seed {options.Seed} --index {index} [{seed.Name}, {what}, degree {degree}]");
             });
-            foreach (string finding in findings.Take(options.Examples * 10))
-                Console.WriteLine(finding);
-            Console.WriteLine($"fuzz --ipc-file: {count} mutants: {rejected} rejected, {accepted} read, {failures} failure(s)");
-            Console.WriteLine($"fuzz --ipc-file: at most {TimeSpan.FromTicks(maxTicks).TotalMilliseconds:F0} ms and {maxAllocated:N0} bytes allocated for one mutant (budget {TimeBudget.TotalMilliseconds:F0} ms, {AllocationBudget:N0} bytes)");
-            return failures == 0 ? 0 : 1;
+            tally.PrintFindings(options);
+            Console.WriteLine($"fuzz --ipc-file: {count} mutants: {tally.Rejected} rejected, {tally.Accepted} read, {tally.Failures} failure(s)");
+            Console.WriteLine($"fuzz --ipc-file: at most {tally.MaxTime.TotalMilliseconds:F0} ms and {tally.MaxAllocated:N0} bytes allocated for one mutant (budget {TimeBudget.TotalMilliseconds:F0} ms, {AllocationBudget:N0} bytes)");
+            return tally.Failures == 0 ? 0 : 1;
         }
 
         /// <summary>The corpus stream's batches as an LZ4 IPC file, as ArrowFileWriter writes it with the official codec; null when there is none to write.</summary>

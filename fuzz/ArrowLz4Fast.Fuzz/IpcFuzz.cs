@@ -53,9 +53,8 @@ namespace ArrowLz4Fast.Fuzz
 
             long first = options.Index ?? options.Start;
             long count = options.Index.HasValue ? 1 : options.Count;
-            int failures = 0, rejected = 0, accepted = 0, schemaMutants = 0;
-            long maxTicks = 0, maxAllocated = 0;
-            var findings = new System.Collections.Concurrent.ConcurrentQueue<string>();
+            var tally = new FuzzTally(TimeBudget, AllocationBudget, " through the wrapper");
+            int schemaMutants = 0;
             Parallel.For(0, count, new ParallelOptions { MaxDegreeOfParallelism = options.Threads }, k =>
             {
                 long index = first + k;
@@ -85,42 +84,18 @@ namespace ArrowLz4Fast.Fuzz
                     string? other = SchemaPaths.Check(mutant, seed.Messages);
                     problem ??= other;
                 }
-                InterlockedMax(ref maxTicks, took.Ticks);
-                InterlockedMax(ref maxAllocated, allocated);
-                if (problem is null && took > TimeBudget)
-                    problem = $"over the time budget: {took.TotalMilliseconds:F0} ms through the wrapper (budget {TimeBudget.TotalMilliseconds:F0} ms)";
-                if (problem is null && allocated > AllocationBudget)
-                    problem = $"over the memory budget: {allocated:N0} bytes allocated through the wrapper (budget {AllocationBudget:N0})";
-                if (problem is not null)
-                {
-                    Interlocked.Increment(ref failures);
-                    if (options.OutDir is not null)
-                    {
-                        Directory.CreateDirectory(options.OutDir);
-                        File.WriteAllBytes(Path.Combine(options.OutDir, $"ipc-{options.Seed}-{index}.arrows"), mutant);
-                    }
-                    findings.Enqueue($"  --ipc --seed {options.Seed} --index {index} [{seed.Name}, {what}, degree {degree}] {problem}");
-                }
-                else if (wasRejected)
-                {
-                    Interlocked.Increment(ref rejected);
-                }
-                else
-                {
-                    Interlocked.Increment(ref accepted);
-                }
+                tally.Record(problem, wasRejected, took, allocated, options, $"ipc-{options.Seed}-{index}.arrows", mutant, $"  --ipc --seed {options.Seed} --index {index} [{seed.Name}, {what}, degree {degree}]");
             });
-            foreach (string finding in findings.Take(options.Examples * 10))
-                Console.WriteLine(finding);
-            Console.WriteLine($"fuzz --ipc: {count} mutants ({schemaMutants} of the schema only): {rejected} rejected, {accepted} read, {failures} failure(s)");
+            tally.PrintFindings(options);
+            Console.WriteLine($"fuzz --ipc: {count} mutants ({schemaMutants} of the schema only): {tally.Rejected} rejected, {tally.Accepted} read, {tally.Failures} failure(s)");
             if (schemaMutants > 0)
             {
                 Console.WriteLine("fuzz --ipc: how the schema-only mutants ended, per read path:");
                 foreach (string line in SchemaPaths.Report())
                     Console.WriteLine(line);
             }
-            Console.WriteLine($"fuzz --ipc: through the wrapper, at most {TimeSpan.FromTicks(maxTicks).TotalMilliseconds:F0} ms and {maxAllocated:N0} bytes allocated for one mutant (budget {TimeBudget.TotalMilliseconds:F0} ms, {AllocationBudget:N0} bytes)");
-            return failures == 0 ? 0 : 1;
+            Console.WriteLine($"fuzz --ipc: through the wrapper, at most {tally.MaxTime.TotalMilliseconds:F0} ms and {tally.MaxAllocated:N0} bytes allocated for one mutant (budget {TimeBudget.TotalMilliseconds:F0} ms, {AllocationBudget:N0} bytes)");
+            return tally.Failures == 0 ? 0 : 1;
         }
 
         internal static void InterlockedMax(ref long location, long value)

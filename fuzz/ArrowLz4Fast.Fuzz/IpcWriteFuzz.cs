@@ -38,9 +38,7 @@ namespace ArrowLz4Fast.Fuzz
 
             long first = options.Index ?? options.Start;
             long count = options.Index.HasValue ? 1 : options.Count;
-            int failures = 0, rejected = 0, accepted = 0;
-            long maxTicks = 0, maxAllocated = 0;
-            var findings = new System.Collections.Concurrent.ConcurrentQueue<string>();
+            var tally = new FuzzTally(TimeBudget, AllocationBudget, " through the stream");
             Parallel.For(0, count, new ParallelOptions { MaxDegreeOfParallelism = options.Threads }, k =>
             {
                 long index = first + k;
@@ -51,36 +49,12 @@ namespace ArrowLz4Fast.Fuzz
                     : IpcMutator.Mutate(seed.Bytes, seed.Messages, random, out what);
                 int degree = 1 + random.Next(3);
                 string? problem = Check(mutant, degree, random, out bool wasRejected, out TimeSpan took, out long allocated);
-                IpcFuzz.InterlockedMax(ref maxTicks, took.Ticks);
-                IpcFuzz.InterlockedMax(ref maxAllocated, allocated);
-                if (problem is null && took > TimeBudget)
-                    problem = $"over the time budget: {took.TotalMilliseconds:F0} ms through the stream (budget {TimeBudget.TotalMilliseconds:F0} ms)";
-                if (problem is null && allocated > AllocationBudget)
-                    problem = $"over the memory budget: {allocated:N0} bytes allocated through the stream (budget {AllocationBudget:N0})";
-                if (problem is not null)
-                {
-                    Interlocked.Increment(ref failures);
-                    if (options.OutDir is not null)
-                    {
-                        Directory.CreateDirectory(options.OutDir);
-                        File.WriteAllBytes(Path.Combine(options.OutDir, $"ipc-write-{options.Seed}-{index}.arrows"), mutant);
-                    }
-                    findings.Enqueue($"  --ipc-write --seed {options.Seed} --index {index} [{seed.Name}, {what}, degree {degree}] {problem}");
-                }
-                else if (wasRejected)
-                {
-                    Interlocked.Increment(ref rejected);
-                }
-                else
-                {
-                    Interlocked.Increment(ref accepted);
-                }
+                tally.Record(problem, wasRejected, took, allocated, options, $"ipc-write-{options.Seed}-{index}.arrows", mutant, $"  --ipc-write --seed {options.Seed} --index {index} [{seed.Name}, {what}, degree {degree}]");
             });
-            foreach (string finding in findings.Take(options.Examples * 10))
-                Console.WriteLine(finding);
-            Console.WriteLine($"fuzz --ipc-write: {count} mutants: {rejected} refused, {accepted} written, {failures} failure(s)");
-            Console.WriteLine($"fuzz --ipc-write: through the stream, at most {TimeSpan.FromTicks(maxTicks).TotalMilliseconds:F0} ms and {maxAllocated:N0} bytes allocated for one mutant (budget {TimeBudget.TotalMilliseconds:F0} ms, {AllocationBudget:N0} bytes)");
-            return failures == 0 ? 0 : 1;
+            tally.PrintFindings(options);
+            Console.WriteLine($"fuzz --ipc-write: {count} mutants: {tally.Rejected} refused, {tally.Accepted} written, {tally.Failures} failure(s)");
+            Console.WriteLine($"fuzz --ipc-write: through the stream, at most {tally.MaxTime.TotalMilliseconds:F0} ms and {tally.MaxAllocated:N0} bytes allocated for one mutant (budget {TimeBudget.TotalMilliseconds:F0} ms, {AllocationBudget:N0} bytes)");
+            return tally.Failures == 0 ? 0 : 1;
         }
 
         private static byte[] Decompressed(byte[] bytes)
