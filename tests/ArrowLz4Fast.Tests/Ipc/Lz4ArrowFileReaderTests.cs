@@ -442,50 +442,5 @@ namespace ArrowLz4Fast.Tests
 
             public int GetHashCode(int[] obj) => obj.Sum();
         }
-
-        /// <summary>A seekable stream over bytes that counts what is read from it.</summary>
-        private sealed class CountingStream : Stream
-        {
-            private readonly byte[] _bytes;
-            private long _position;
-
-            public CountingStream(byte[] bytes) => _bytes = bytes;
-
-            public long BytesRead { get; private set; }
-
-            public override bool CanRead => true;
-
-            public override bool CanSeek => true;
-
-            public override bool CanWrite => false;
-
-            public override long Length => _bytes.Length;
-
-            public override long Position
-            {
-                get => _position;
-                set => _position = value;
-            }
-
-            public override void Flush()
-            {
-            }
-
-            public override int Read(byte[] buffer, int offset, int count)
-            {
-                int n = (int)Math.Max(0, Math.Min(count, _bytes.Length - _position));
-                System.Array.Copy(_bytes, _position, buffer, offset, n);
-                _position += n;
-                BytesRead += n;
-                return n;
-            }
-
-            public override long Seek(long offset, SeekOrigin origin) =>
-                Position = origin switch { SeekOrigin.Begin => offset, SeekOrigin.Current => _position + offset, _ => _bytes.Length + offset };
-
-            public override void SetLength(long value) => throw new NotSupportedException();
-
-            public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
-        }
     }
 }
