@@ -15,6 +15,9 @@ namespace ArrowLz4Fast.Flight.Tests.Support
         private static readonly Method<byte[], byte[]> s_doGet =
             new Method<byte[], byte[]>(MethodType.ServerStreaming, "arrow.flight.protocol.FlightService", "DoGet", RawFlightService.Bytes, RawFlightService.Bytes);
 
+        // Far longer than any upload of the tests takes (the largest, a 1 GiB bomb, is refused within seconds).
+        private static readonly System.TimeSpan ResponseBound = System.TimeSpan.FromMinutes(2);
+
         /// <summary>The serialized FlightData a server sends for a ticket, as they are on the wire (gRPC payloads).</summary>
         public static async Task<List<byte[]>> DoGetAsync(GrpcChannel channel, string ticket, Metadata? headers)
         {
@@ -52,8 +55,10 @@ namespace ArrowLz4Fast.Flight.Tests.Support
                     // exception the write throws depends on whether the client has seen the trailers yet: an RpcException
                     // if it has, the HTTP/2 stream's reset if the write got there first.
                 }
+                // Bounded: a response that never ends fails the test that waits for it instead of hanging the run.
+                using var bound = new System.Threading.CancellationTokenSource(ResponseBound);
                 var results = new List<byte[]>();
-                while (await call.ResponseStream.MoveNext(default))
+                while (await call.ResponseStream.MoveNext(bound.Token))
                     results.Add(call.ResponseStream.Current);
                 return results;
             }
