@@ -44,16 +44,18 @@ namespace ArrowLz4Fast.Flight
         /// the ones given to <c>GrpcChannel.ForAddress</c>; they are read now.
         /// </remarks>
         /// <param name="channel">The channel, made with <paramref name="channelOptions"/>.</param>
-        /// <param name="channelOptions">The options <paramref name="channel"/> was made with.</param>
+        /// <param name="channelOptions">
+        /// The options <paramref name="channel"/> was made with; <see langword="null"/> for none known, which makes this
+        /// <see cref="WithArrowLz4(ChannelBase, Lz4FlightClientOptions?)"/> (so <c>channel.WithArrowLz4(null)</c> keeps its meaning).
+        /// </param>
         /// <param name="options">Settings; <see langword="null"/> for the defaults.</param>
         /// <returns>The intercepted invoker.</returns>
         /// <exception cref="ArgumentOutOfRangeException">A limit or MinSpaceSavings is out of range.</exception>
-        public static CallInvoker WithArrowLz4(this GrpcChannel channel, GrpcChannelOptions channelOptions, Lz4FlightClientOptions? options = null)
+        public static CallInvoker WithArrowLz4(this GrpcChannel channel, GrpcChannelOptions? channelOptions, Lz4FlightClientOptions? options = null)
         {
             if (channel is null) throw new ArgumentNullException(nameof(channel));
-            if (channelOptions is null) throw new ArgumentNullException(nameof(channelOptions));
             options ??= new Lz4FlightClientOptions();
-            if (options.MaxReceiveMessageSizeIsSet)
+            if (channelOptions is null || options.MaxReceiveMessageSizeIsSet)
                 return channel.Intercept(new Lz4FlightClientInterceptor(options));
             int? limit = channelOptions.MaxReceiveMessageSize;
             string source = limit is null

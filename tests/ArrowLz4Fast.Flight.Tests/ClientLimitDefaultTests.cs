@@ -81,6 +81,19 @@ namespace ArrowLz4Fast.Flight.Tests
             Assert.Contains("ArrowLz4FlightExtensions.DefaultMaxReceiveMessageSize, taken because the channel's GrpcChannelOptions.MaxReceiveMessageSize is null", e.Status.Detail, StringComparison.Ordinal);
         }
 
+        [Fact]
+        public async Task A_call_with_null_options_keeps_its_meaning_on_a_GrpcChannel()
+        {
+            // channel.WithArrowLz4(null) binds to the GrpcChannel overload: null channel options must mean none known (the
+            // options' own 4 MiB default), not a failure, as before that overload existed.
+            var channelOptions = new GrpcChannelOptions { MaxReceiveMessageSize = 64 * MiB };
+            using GrpcChannel channel = GrpcChannel.ForAddress(_host!.Address, channelOptions);
+            var e = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(channel.WithArrowLz4(null), s_twentyMiB.Value));
+            Assert.Equal(StatusCode.ResourceExhausted, e.StatusCode);
+            Assert.Contains($"({4 * MiB} bytes)", e.Status.Detail, StringComparison.Ordinal);
+            Assert.Contains("raise Lz4FlightClientOptions.MaxReceiveMessageSize", e.Status.Detail, StringComparison.Ordinal);
+        }
+
         private static Task<List<RecordBatch>> ReadAsync(CallInvoker invoker, IReadOnlyList<byte[]?> payloads) =>
             RoundTripTests.ReadAsync(new FlightClient(invoker), RawFlightService.Register(payloads));
 
