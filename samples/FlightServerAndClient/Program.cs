@@ -33,8 +33,8 @@ using Microsoft.Extensions.Logging;
 const int Rows = 8_192;
 const int Columns = 200;
 // One Flight message carries one batch, and gRPC refuses a message over the receiver's limit (4 MB by default). The
-// limit counts wire bytes, compressed ones when compressed. What a message decodes to is bounded too: on the server by
-// the same gRPC limit (AddArrowLz4), on the client by Lz4FlightClientOptions.MaxReceiveMessageSize, given the same value.
+// limit counts wire bytes, compressed ones when compressed. What a message decodes to is bounded by the same gRPC limits:
+// on the server with AddArrowLz4(), on the client with WithArrowLz4(channelOptions, ...), which reads the channel's.
 const int MaxMessageSize = 64 << 20;
 
 List<RecordBatch> table = new() { SampleTable.Make(Rows, Columns, seed: 1), SampleTable.Make(Rows, Columns, seed: 2) };
@@ -51,8 +51,9 @@ int failures = 0;
 try
 {
     // The clients: one channel with the raised limit; the intercepted client reads LZ4 and compresses its uploads.
-    using var channel = GrpcChannel.ForAddress(address, new GrpcChannelOptions { MaxReceiveMessageSize = MaxMessageSize });
-    var intercepted = new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions { CompressUploads = true, MaxReceiveMessageSize = MaxMessageSize }));
+    var channelOptions = new GrpcChannelOptions { MaxReceiveMessageSize = MaxMessageSize };
+    using var channel = GrpcChannel.ForAddress(address, channelOptions);
+    var intercepted = new FlightClient(channel.WithArrowLz4(channelOptions, new Lz4FlightClientOptions { CompressUploads = true }));
     var stock = new FlightClient(channel);
 
     TableFlightServer.Tables["table"] = table;

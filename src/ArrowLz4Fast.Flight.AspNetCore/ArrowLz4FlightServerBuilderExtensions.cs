@@ -12,9 +12,9 @@ namespace Microsoft.Extensions.DependencyInjection
         /// <summary>
         /// The longest decoded upload message when the server's <see cref="GrpcServiceOptions.MaxReceiveMessageSize"/> is
         /// <see langword="null"/> (no limit on the wire): 64 MiB. A limit on the decoded bytes is kept even then, since a few
-        /// megabytes of LZ4 can declare a gigabyte.
+        /// megabytes of LZ4 can declare a gigabyte. The client's default is the same constant.
         /// </summary>
-        public const int DefaultMaxReceiveMessageSize = 64 * 1024 * 1024;
+        public const int DefaultMaxReceiveMessageSize = ArrowLz4FlightExtensions.DefaultMaxReceiveMessageSize;
 
         /// <summary>
         /// Adds <see cref="Lz4FlightServerInterceptor"/> to the server's interceptors, after those registered before this

@@ -40,10 +40,18 @@ namespace ArrowLz4Fast.Flight
         /// <param name="options">Settings, read now; <see langword="null"/> for the defaults.</param>
         /// <exception cref="ArgumentOutOfRangeException">MaxReceiveMessageSize or MinSpaceSavings is out of range.</exception>
         public Lz4FlightClientInterceptor(Lz4FlightClientOptions? options)
+            : this(options ??= new Lz4FlightClientOptions(), options.MaxReceiveMessageSize, messageLimitSource: null)
         {
-            options ??= new Lz4FlightClientOptions();
-            _settings = new FlightCodecSettings(options.Codec, options.InnerCodecFactory, FlightCodecSettings.BodyLimit(options.MaxReceiveMessageSize), options.MinSpaceSavings,
-                limitOptions: nameof(Lz4FlightClientOptions));
+        }
+
+        /// <summary>An interceptor with the given options and a message limit taken from elsewhere (the channel's options).</summary>
+        /// <param name="options">Settings, read now; their own message limit is not used.</param>
+        /// <param name="maxReceiveMessageSize">The message limit, as gRPC gives one.</param>
+        /// <param name="messageLimitSource">Where the limit came from, named in refusals; <see langword="null"/> for the options' own.</param>
+        internal Lz4FlightClientInterceptor(Lz4FlightClientOptions options, int? maxReceiveMessageSize, string? messageLimitSource)
+        {
+            _settings = new FlightCodecSettings(options.Codec, options.InnerCodecFactory, FlightCodecSettings.BodyLimit(maxReceiveMessageSize), options.MinSpaceSavings,
+                limitOptions: nameof(Lz4FlightClientOptions), messageLimitSource: messageLimitSource);
             _compressUploads = options.CompressUploads;
             _advertise = options.Advertise;
         }

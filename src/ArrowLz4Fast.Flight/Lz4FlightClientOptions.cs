@@ -31,10 +31,26 @@ namespace ArrowLz4Fast.Flight
         /// The longest data_body one DoGet or DoExchange response message may decode to, in bytes: what the channel's
         /// <c>MaxReceiveMessageSize</c> is to the bytes on the wire, applied after decoding. A message whose buffers declare
         /// more fails the read with an <see cref="Grpc.Core.RpcException"/> (<see cref="Grpc.Core.StatusCode.ResourceExhausted"/>,
-        /// as gRPC refuses a message over its limit) before anything is allocated for it. 4 MiB (4,194,304) by default,
-        /// gRPC's own default; an interceptor cannot read the channel's options, so give it the channel's limit.
-        /// <see langword="null"/>: no limit but .NET's largest array (about 2 GiB). Uncompressed messages are the channel's to bound.
+        /// as gRPC refuses a message over its limit) before anything is allocated for it. Made with
+        /// <c>channel.WithArrowLz4(channelOptions, options)</c>, it is by default the channel's own
+        /// <c>GrpcChannelOptions.MaxReceiveMessageSize</c> (<see cref="ArrowLz4FlightExtensions.DefaultMaxReceiveMessageSize"/>,
+        /// 64 MiB, when that is <see langword="null"/>); an interceptor made without the channel's options cannot read them
+        /// and takes 4 MiB (4,194,304), gRPC's own default. Setting it overrides either. <see langword="null"/>: no limit
+        /// but .NET's largest array (about 2 GiB). Uncompressed messages are the channel's to bound.
         /// </summary>
-        public int? MaxReceiveMessageSize { get; set; } = 4 * 1024 * 1024;
+        public int? MaxReceiveMessageSize
+        {
+            get => _maxReceiveMessageSize;
+            set
+            {
+                _maxReceiveMessageSize = value;
+                MaxReceiveMessageSizeIsSet = true;
+            }
+        }
+
+        private int? _maxReceiveMessageSize = 4 * 1024 * 1024;
+
+        /// <summary>Whether the user set <see cref="MaxReceiveMessageSize"/>, so that the channel's limit does not replace it.</summary>
+        internal bool MaxReceiveMessageSizeIsSet { get; private set; }
     }
 }

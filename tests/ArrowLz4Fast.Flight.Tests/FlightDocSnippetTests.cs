@@ -24,7 +24,7 @@ namespace ArrowLz4Fast.Flight.Tests
     /// The Flight setup snippets of README.md and docs/flight.md, line for line (DocSnippetTests checks that they are
     /// here), run against a real server (the setup snippets configure theirs): a DoGet and a compressed DoPut read back
     /// the table, whose batches are over gRPC's default 4 MB message limit compressed or not, and over the interceptors'
-    /// default 4 MiB limit on decoded bytes, so the snippets' limits (both kinds) are needed.
+    /// default 4 MiB limit on decoded bytes, so the snippets' limits (gRPC's, which bound decoded bytes too) are needed.
     /// </summary>
     public sealed class FlightDocSnippetTests
     {
@@ -38,16 +38,14 @@ namespace ArrowLz4Fast.Flight.Tests
             (WebApplicationBuilder builder, string address) = Prepare();
 
             // SNIPPET
-            var channel = GrpcChannel.ForAddress(address, new GrpcChannelOptions { MaxReceiveMessageSize = 64 << 20 });
-            var client = new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions
-            {
-                MaxReceiveMessageSize = 64 << 20,                            // the same limit, on decoded bytes (4 MiB when not set)
-            }));                                                             // reads LZ4 from pyarrow, C++, arrow-rs and .NET servers
-            var uploads = new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions
+            var channelOptions = new GrpcChannelOptions { MaxReceiveMessageSize = 64 << 20 };
+            var channel = GrpcChannel.ForAddress(address, channelOptions);
+            var client = new FlightClient(channel.WithArrowLz4(channelOptions)); // the channel's limit, on decoded bytes too;
+                                                                             // reads LZ4 from pyarrow, C++, arrow-rs and .NET servers
+            var uploads = new FlightClient(channel.WithArrowLz4(channelOptions, new Lz4FlightClientOptions
             {
                 CompressUploads = true,                                      // DoPut/DoExchange, every buffer in parallel
                 InnerCodecFactory = new Apache.Arrow.Compression.CompressionCodecFactory(), // ZSTD responses too
-                MaxReceiveMessageSize = 64 << 20,
             }));
 
             builder.Services.AddGrpc(o => o.MaxReceiveMessageSize = 64 << 20) // for uploads: wire and decoded bytes
@@ -65,14 +63,14 @@ namespace ArrowLz4Fast.Flight.Tests
             (WebApplicationBuilder builder, string address) = Prepare();
 
             // SNIPPET
-            // Client: any FlightClient (and FlightSqlClient, which takes one) over the intercepted invoker. gRPC refuses a
-            // message over 4 MB by default, and a Flight message is a whole batch: raise the limit (see Message size).
-            var channel = GrpcChannel.ForAddress(address, new GrpcChannelOptions { MaxReceiveMessageSize = 64 << 20 });
-            var client = new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions
+            // Client: any FlightClient (and FlightSqlClient, which takes one) over the intercepted invoker. gRPC refuses a message
+            // over 4 MB by default, and a Flight message is a whole batch: raise the limit (Message size); it bounds decoded bytes too.
+            var channelOptions = new GrpcChannelOptions { MaxReceiveMessageSize = 64 << 20 };
+            var channel = GrpcChannel.ForAddress(address, channelOptions);
+            var client = new FlightClient(channel.WithArrowLz4(channelOptions, new Lz4FlightClientOptions
             {
                 InnerCodecFactory = new Apache.Arrow.Compression.CompressionCodecFactory(), // ZSTD too (optional)
                 CompressUploads = true,                                                      // DoPut/DoExchange (optional)
-                MaxReceiveMessageSize = 64 << 20,                                            // the same limit, on decoded bytes
             }));
 
             // Server (Apache.Arrow.Flight.AspNetCore and ArrowLz4Fast.Flight.AspNetCore): the LZ4 interceptor goes after those
