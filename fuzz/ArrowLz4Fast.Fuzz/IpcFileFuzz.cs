@@ -14,7 +14,8 @@ using ArrowLz4Fast.Tests.Support;
 namespace ArrowLz4Fast.Fuzz
 {
     /// <summary>
-    /// --ipc-file: random access (Lz4ArrowFileReader) to mutants of LZ4 IPC files written from the corpus streams: the
+    /// --ipc-file: random access (Lz4ArrowFileReader) to mutants of LZ4 IPC files written from the corpus streams (and
+    /// of a ZSTD one, read with the official codec factory, and one with a delta dictionary): the
     /// footer (bytes, a block's offset, metaDataLength or bodyLength, a vector's count), a message's metadata or body
     /// (the --ipc mutations), or the file cut short; each opened from memory or a temporary file with a random
     /// projection and read at random batch indices, synchronously and asynchronously. Only InvalidDataException (with
@@ -31,16 +32,22 @@ namespace ArrowLz4Fast.Fuzz
         {
             var seeds = new List<(string Name, byte[] Bytes, List<IpcMutator.Message> Messages, string[] Fields, long Footer)>();
             string dir = Path.Combine(root, "corpus", "ipc");
+            void Add(string name, byte[] bytes)
+            {
+                long footer = bytes.Length - 10 - BinaryPrimitives.ReadInt32LittleEndian(bytes.AsSpan(bytes.Length - 10));
+                seeds.Add((name, bytes, IpcMutator.Messages(bytes), IpcFuzz.FieldNames(bytes), footer));
+            }
             foreach (string file in Directory.EnumerateFiles(dir, "*.arrows", SearchOption.AllDirectories).OrderBy(f => f, StringComparer.Ordinal))
             {
                 if (new FileInfo(file).Length > 1 << 20)
                     continue; // the large streams make slow mutants; their shapes are in the small ones
-                byte[]? bytes = FileOf(file);
-                if (bytes is null)
-                    continue;
-                long footer = bytes.Length - 10 - BinaryPrimitives.ReadInt32LittleEndian(bytes.AsSpan(bytes.Length - 10));
-                seeds.Add((Path.GetFileName(Path.GetDirectoryName(file)) + "/" + Path.GetFileName(file), bytes, IpcMutator.Messages(bytes), IpcFuzz.FieldNames(bytes), footer));
+                byte[]? bytes = FileOf(file, CompressionCodecType.Lz4Frame);
+                if (bytes is not null)
+                    Add(Path.GetFileName(Path.GetDirectoryName(file)) + "/" + Path.GetFileName(file), bytes);
             }
+            // ZSTD bodies (batches and a dictionary) decompressed by the codec factory, and a delta dictionary.
+            Add("pyarrow/nested_dict.arrows as ZSTD", FileOf(Path.Combine(dir, "pyarrow", "nested_dict.arrows"), CompressionCodecType.Zstd)!);
+            Add("delta dictionary file", DeltaDictionaryFile.Build(new Lz4FastCodecFactory()));
             Console.WriteLine($"fuzz --ipc-file: {seeds.Count} seed files, seed {options.Seed}, mutants {options.Start}..{options.Start + options.Count - 1}, {options.Threads} thread(s)");
 
             long first = options.Index ?? options.Start;
@@ -67,8 +74,8 @@ namespace ArrowLz4Fast.Fuzz
             return tally.Failures == 0 ? 0 : 1;
         }
 
-        /// <summary>The corpus stream's batches as an LZ4 IPC file, as ArrowFileWriter writes it with the official codec; null when there is none to write.</summary>
-        private static byte[]? FileOf(string stream)
+        /// <summary>The corpus stream's batches as an IPC file compressed with <paramref name="codec"/>, as ArrowFileWriter writes it with the official codec; null when there is none to write.</summary>
+        private static byte[]? FileOf(string stream, CompressionCodecType codec)
         {
             var factory = new Lz4FastCodecFactory(new Apache.Arrow.Compression.CompressionCodecFactory());
             var batches = new List<RecordBatch>();
@@ -82,7 +89,7 @@ namespace ArrowLz4Fast.Fuzz
                 if (batches.Count == 0)
                     return null;
                 using var output = new MemoryStream();
-                var ipc = new IpcOptions { CompressionCodec = CompressionCodecType.Lz4Frame, CompressionCodecFactory = new Apache.Arrow.Compression.CompressionCodecFactory() };
+                var ipc = new IpcOptions { CompressionCodec = codec, CompressionCodecFactory = new Apache.Arrow.Compression.CompressionCodecFactory() };
                 using (var writer = new ArrowFileWriter(output, batches[0].Schema, leaveOpen: true, ipc))
                 {
                     foreach (RecordBatch batch in batches)
@@ -159,9 +166,11 @@ namespace ArrowLz4Fast.Fuzz
             try
             {
                 var options = new Lz4FastOptions { MaxDegreeOfParallelism = degree, MinimumParallelLength = 1, Projection = projection, VerifyOffsets = random.Next(2) == 0 };
+                // The official factory decompresses ZSTD bodies (LZ4 ones never reach it).
+                var codecs = new Apache.Arrow.Compression.CompressionCodecFactory();
                 using Lz4ArrowFileReader reader = random.Next(2) == 0
-                    ? new Lz4ArrowFileReader(bytes.AsMemory(), options, SlabMemoryAllocator.Shared)
-                    : new Lz4ArrowFileReader(TemporaryFile(bytes), options, SlabMemoryAllocator.Shared, leaveOpen: false);
+                    ? new Lz4ArrowFileReader(bytes.AsMemory(), options, SlabMemoryAllocator.Shared, codecs)
+                    : new Lz4ArrowFileReader(TemporaryFile(bytes), options, SlabMemoryAllocator.Shared, leaveOpen: false, codecs);
                 _ = reader.Schema;
                 int reads = reader.RecordBatchCount == 0 ? 0 : 1 + random.Next(3);
                 for (int r = 0; r < reads; r++)

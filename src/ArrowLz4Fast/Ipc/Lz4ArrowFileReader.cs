@@ -14,33 +14,39 @@ using ArrowLz4Fast.Memory;
 namespace ArrowLz4Fast
 {
     /// <summary>
-    /// Random access to an LZ4_FRAME body-compressed Arrow IPC file (Feather V2): the batch count and batch
+    /// Random access to an Arrow IPC file (Feather V2) whose bodies are LZ4_FRAME-compressed (or ZSTD-compressed, or not
+    /// compressed): the batch count and batch
     /// <i>i</i> from the footer, as <c>ArrowFileReader.ReadRecordBatch(int)</c> gives them, reading only that batch's
     /// metadata and the byte ranges of the fields <see cref="Lz4FastOptions.Projection"/> selects, decoded in parallel
     /// by <see cref="IpcDecompressingStream"/>'s engine.
     /// </summary>
     /// <remarks>
     /// <code>
-    /// using var file = new Lz4ArrowFileReader(path, new Lz4FastOptions { Projection = IpcProjection.ByName("id", "price") });
+    /// using var file = new Lz4ArrowFileReader(path, new Lz4FastOptions { Projection = IpcProjection.ByName("id", "price") }, null);
     /// using RecordBatch last = file.ReadRecordBatch(file.RecordBatchCount - 1);
     /// </code>
     /// Opening reads and checks the footer and the schema. The dictionary batches the selected fields use are read and
-    /// decompressed once, at the first batch read, and kept in memory for every later one. Each read verifies the
-    /// batch's message whole. Malformed input is an <see cref="InvalidDataException"/> whose inner
-    /// <see cref="Lz4FrameException"/> has the byte offset in the file; a delta dictionary batch, a ZSTD body or
-    /// a schema Arrow .NET cannot read is a <see cref="NotSupportedException"/>. An instance is not safe for
-    /// concurrent use.
+    /// decompressed once, at the first batch read, and kept in memory for every later one; as in Arrow C++, every batch
+    /// sees each dictionary with all its deltas applied in the footer's order. Each read verifies the batch's message
+    /// whole. ZSTD bodies are decompressed by the codec factory given to the constructor. Malformed input is an
+    /// <see cref="InvalidDataException"/> whose inner <see cref="Lz4FrameException"/> has the byte offset in the file;
+    /// a ZSTD body with no codec factory given, or a schema Arrow .NET cannot read, is a
+    /// <see cref="NotSupportedException"/>. An instance is not safe for concurrent use.
     /// </remarks>
     public sealed class Lz4ArrowFileReader : IDisposable
     {
+        private const int CodecZstd = 1;
+
         private static readonly byte[] s_end = { 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0 };
 
         private readonly IpcFileSource _file;
         private readonly IpcFileFooter _footer;
         private readonly Lz4FastOptions _options;
         private readonly MemoryAllocator _allocator;
+        private readonly ICompressionCodecFactory? _codecs;
         private readonly Schema _schema;
         private byte[]? _dictionaries;
+        private bool _dictionariesPassThrough;
         private IpcSpliceStream.Piece[]? _unused;
         private bool _disposed;
 
@@ -60,7 +66,19 @@ namespace ArrowLz4Fast
         /// <exception cref="ArgumentNullException"><paramref name="path"/> is <see langword="null"/>.</exception>
         /// <exception cref="InvalidDataException">The footer or the schema is malformed, or the projection names a field the schema lacks.</exception>
         public Lz4ArrowFileReader(string path, Lz4FastOptions? options, MemoryAllocator? allocator)
-            : this(IpcFileSource.Open(path ?? throw new ArgumentNullException(nameof(path))), options, allocator)
+            : this(path, options, allocator, null)
+        {
+        }
+
+        /// <summary>Opens the IPC file at <paramref name="path"/>, read at positions on its handle, with a codec factory for ZSTD bodies.</summary>
+        /// <param name="path">The file.</param>
+        /// <param name="options">As for the path constructor.</param>
+        /// <param name="allocator">Where batch buffers are allocated; <see langword="null"/> for <see cref="SlabMemoryAllocator.Shared"/>.</param>
+        /// <param name="compressionCodecFactory">Decompresses bodies compressed otherwise than with LZ4_FRAME (ZSTD), e.g. <c>new Apache.Arrow.Compression.CompressionCodecFactory()</c>; LZ4_FRAME bodies are decoded by the reader whatever it serves. <see langword="null"/>: a ZSTD body is a <see cref="NotSupportedException"/>.</param>
+        /// <exception cref="ArgumentNullException"><paramref name="path"/> is <see langword="null"/>.</exception>
+        /// <exception cref="InvalidDataException">The footer or the schema is malformed, or the projection names a field the schema lacks.</exception>
+        public Lz4ArrowFileReader(string path, Lz4FastOptions? options, MemoryAllocator? allocator, ICompressionCodecFactory? compressionCodecFactory)
+            : this(IpcFileSource.Open(path ?? throw new ArgumentNullException(nameof(path))), options, allocator, compressionCodecFactory)
         {
         }
 
@@ -83,7 +101,21 @@ namespace ArrowLz4Fast
         /// <exception cref="ArgumentException"><paramref name="file"/> cannot be read or cannot seek.</exception>
         /// <exception cref="InvalidDataException">The footer or the schema is malformed.</exception>
         public Lz4ArrowFileReader(Stream file, Lz4FastOptions? options, MemoryAllocator? allocator, bool leaveOpen)
-            : this(IpcFileSource.Over(file ?? throw new ArgumentNullException(nameof(file)), leaveOpen), options, allocator)
+            : this(file, options, allocator, leaveOpen, null)
+        {
+        }
+
+        /// <summary>Opens the IPC file <paramref name="file"/> holds, with a codec factory for ZSTD bodies; it must be readable and seekable.</summary>
+        /// <param name="file">The file (a <see cref="FileStream"/> is read at positions on its handle).</param>
+        /// <param name="options">As for the path constructor.</param>
+        /// <param name="allocator">Where batch buffers are allocated; <see langword="null"/> for <see cref="SlabMemoryAllocator.Shared"/>.</param>
+        /// <param name="leaveOpen"><see langword="true"/> to leave <paramref name="file"/> open when the reader is disposed.</param>
+        /// <param name="compressionCodecFactory">As for the path constructor.</param>
+        /// <exception cref="ArgumentNullException"><paramref name="file"/> is <see langword="null"/>.</exception>
+        /// <exception cref="ArgumentException"><paramref name="file"/> cannot be read or cannot seek.</exception>
+        /// <exception cref="InvalidDataException">The footer or the schema is malformed.</exception>
+        public Lz4ArrowFileReader(Stream file, Lz4FastOptions? options, MemoryAllocator? allocator, bool leaveOpen, ICompressionCodecFactory? compressionCodecFactory)
+            : this(IpcFileSource.Over(file ?? throw new ArgumentNullException(nameof(file)), leaveOpen), options, allocator, compressionCodecFactory)
         {
         }
 
@@ -101,17 +133,29 @@ namespace ArrowLz4Fast
         /// <param name="allocator">Where batch buffers are allocated; <see langword="null"/> for <see cref="SlabMemoryAllocator.Shared"/>.</param>
         /// <exception cref="InvalidDataException">The footer or the schema is malformed.</exception>
         public Lz4ArrowFileReader(ReadOnlyMemory<byte> file, Lz4FastOptions? options, MemoryAllocator? allocator)
-            : this(IpcFileSource.Over(file), options, allocator)
+            : this(file, options, allocator, null)
         {
         }
 
-        private Lz4ArrowFileReader(IpcFileSource file, Lz4FastOptions? options, MemoryAllocator? allocator)
+        /// <summary>Opens the IPC file held in memory, with a codec factory for ZSTD bodies; it must not change while the reader is used.</summary>
+        /// <param name="file">The file's bytes.</param>
+        /// <param name="options">As for the path constructor.</param>
+        /// <param name="allocator">Where batch buffers are allocated; <see langword="null"/> for <see cref="SlabMemoryAllocator.Shared"/>.</param>
+        /// <param name="compressionCodecFactory">As for the path constructor.</param>
+        /// <exception cref="InvalidDataException">The footer or the schema is malformed.</exception>
+        public Lz4ArrowFileReader(ReadOnlyMemory<byte> file, Lz4FastOptions? options, MemoryAllocator? allocator, ICompressionCodecFactory? compressionCodecFactory)
+            : this(IpcFileSource.Over(file), options, allocator, compressionCodecFactory)
+        {
+        }
+
+        private Lz4ArrowFileReader(IpcFileSource file, Lz4FastOptions? options, MemoryAllocator? allocator, ICompressionCodecFactory? compressionCodecFactory)
         {
             _file = file;
             try
             {
                 _options = options?.Clone() ?? new Lz4FastOptions();
                 _allocator = allocator ?? SlabMemoryAllocator.Shared;
+                _codecs = compressionCodecFactory;
                 _footer = IpcFileFooter.Read(file);
                 _schema = ReadSchema();
             }
@@ -133,7 +177,7 @@ namespace ArrowLz4Fast
         /// <returns>The batch, of the selected fields only; dispose it when done.</returns>
         /// <exception cref="ArgumentOutOfRangeException"><paramref name="index"/> is negative or not less than <see cref="RecordBatchCount"/>.</exception>
         /// <exception cref="InvalidDataException">The batch, a dictionary it uses or an LZ4 frame in them is malformed; the inner <see cref="Lz4FrameException"/> has the offset in the file.</exception>
-        /// <exception cref="NotSupportedException">A delta dictionary batch, a ZSTD body, or a frame compressed against a dictionary.</exception>
+        /// <exception cref="NotSupportedException">A ZSTD body and no codec factory given, or a frame compressed against a dictionary.</exception>
         public RecordBatch ReadRecordBatch(int index)
         {
             IpcFileBlock block = Block(index);
@@ -141,11 +185,13 @@ namespace ArrowLz4Fast
                 ReadDictionaries(async: false, default).GetAwaiter().GetResult();
             byte[] metadata = ArrayPool<byte>.Shared.Rent(block.MetadataLength);
             IpcSpliceStream? splice = null;
+            bool passesThrough = false;
             RecordBatch? batch;
             try
             {
                 int got = _file.ReadAt(block.Offset, metadata.AsSpan(0, block.MetadataLength));
-                IpcFileFooter.CheckMessage(metadata, got, block, IpcMessageParser.HeaderRecordBatch, out _);
+                IpcMessage message = IpcFileFooter.CheckMessage(metadata, got, block, IpcMessageParser.HeaderRecordBatch, out FlatReader flat);
+                passesThrough = CheckCodec(CompressedOtherwise(flat, message, block), block, $"record batch {index}") || _dictionariesPassThrough;
                 splice = BatchStream(block, metadata);
                 using var reader = Reader(splice);
                 batch = reader.ReadNextRecordBatch();
@@ -154,7 +200,7 @@ namespace ArrowLz4Fast
             {
                 throw located;
             }
-            catch (Exception e) when (splice is not null && IsArrowsOwnFailure(e))
+            catch (Exception e) when (splice is not null && (IsArrowsOwnFailure(e) || (passesThrough && IsCodecFailure(e))))
             {
                 throw IpcErrors.At(block.Offset, $"record batch {index} of the IPC file: Arrow's reader failed on the message ({e.GetType().Name}: {e.Message})", e);
             }
@@ -172,7 +218,7 @@ namespace ArrowLz4Fast
         /// <returns>The batch, of the selected fields only; dispose it when done.</returns>
         /// <exception cref="ArgumentOutOfRangeException"><paramref name="index"/> is negative or not less than <see cref="RecordBatchCount"/>.</exception>
         /// <exception cref="InvalidDataException">The batch, a dictionary it uses or an LZ4 frame in them is malformed.</exception>
-        /// <exception cref="NotSupportedException">A delta dictionary batch, a ZSTD body, or a frame compressed against a dictionary.</exception>
+        /// <exception cref="NotSupportedException">A ZSTD body and no codec factory given, or a frame compressed against a dictionary.</exception>
         public async ValueTask<RecordBatch> ReadRecordBatchAsync(int index, CancellationToken cancellationToken = default)
         {
             IpcFileBlock block = Block(index);
@@ -180,11 +226,13 @@ namespace ArrowLz4Fast
                 await ReadDictionaries(async: true, cancellationToken).ConfigureAwait(false);
             byte[] metadata = ArrayPool<byte>.Shared.Rent(block.MetadataLength);
             IpcSpliceStream? splice = null;
+            bool passesThrough = false;
             RecordBatch? batch;
             try
             {
                 int got = await _file.ReadAtAsync(block.Offset, metadata.AsMemory(0, block.MetadataLength), cancellationToken).ConfigureAwait(false);
-                IpcFileFooter.CheckMessage(metadata, got, block, IpcMessageParser.HeaderRecordBatch, out _);
+                IpcMessage message = IpcFileFooter.CheckMessage(metadata, got, block, IpcMessageParser.HeaderRecordBatch, out FlatReader flat);
+                passesThrough = CheckCodec(CompressedOtherwise(flat, message, block), block, $"record batch {index}") || _dictionariesPassThrough;
                 splice = BatchStream(block, metadata);
                 using var reader = Reader(splice);
                 batch = await reader.ReadNextRecordBatchAsync(cancellationToken).ConfigureAwait(false);
@@ -193,7 +241,7 @@ namespace ArrowLz4Fast
             {
                 throw located;
             }
-            catch (Exception e) when (splice is not null && IsArrowsOwnFailure(e))
+            catch (Exception e) when (splice is not null && (IsArrowsOwnFailure(e) || (passesThrough && IsCodecFailure(e))))
             {
                 throw IpcErrors.At(block.Offset, $"record batch {index} of the IPC file: Arrow's reader failed on the message ({e.GetType().Name}: {e.Message})", e);
             }
@@ -245,12 +293,56 @@ namespace ArrowLz4Fast
 
         /// <summary>
         /// What Arrow's reader throws on metadata it does not check that the stream path passes on unchanged (a
-        /// record batch passing through uncompressed whose buffer vector is short: a NullReferenceException). The
+        /// record batch passing through uncompressed whose buffer vector is short: a NullReferenceException; a delta
+        /// dictionary whose null count has no validity buffer, which Arrow concatenates with a bare Exception). The
         /// file's own failures (IOException) and cancellation pass as they are.
         /// </summary>
         private static bool IsArrowsOwnFailure(Exception e) =>
             e is NullReferenceException or IndexOutOfRangeException or ArgumentException or OverflowException or InvalidCastException
-            || (e is InvalidOperationException && e is not ObjectDisposedException);
+            || (e is InvalidOperationException && e is not ObjectDisposedException)
+            || e.GetType() == typeof(Exception);
+
+        /// <summary>
+        /// What a codec factory throws on a body it cannot decompress (ZstdSharp's ZstdException, say): any exception but
+        /// the file's own failures, cancellation and the contract's own types.
+        /// </summary>
+        private static bool IsCodecFailure(Exception e) =>
+            e is not (IOException or OperationCanceledException or ObjectDisposedException or NotSupportedException or InvalidDataException or OutOfMemoryException);
+
+        /// <summary>
+        /// Whether the message in <paramref name="block"/> is ZSTD-compressed (so passes through the stream path for the
+        /// codec factory); a body compression the format does not define (which Arrow .NET's reader would meet with
+        /// NotImplementedException) is invalid.
+        /// </summary>
+        private static bool CompressedOtherwise(FlatReader reader, in IpcMessage message, in IpcFileBlock block)
+        {
+            if (!message.Compressed || message.Lz4)
+                return false;
+            FlatTable compression = reader.SubTable(message.Batch, IpcMessageParser.RecordBatchCompression, "RecordBatch.compression");
+            int codec = reader.UInt8(compression, IpcMessageParser.CompressionCodec, IpcMessageParser.CodecLz4Frame, "BodyCompression.codec");
+            int method = reader.UInt8(compression, IpcMessageParser.CompressionMethod, IpcMessageParser.MethodBuffer, "BodyCompression.method");
+            if (codec != CodecZstd || method != IpcMessageParser.MethodBuffer)
+                IpcErrors.Throw(reader.InputOffset(compression.Position), $"{block.Name}: its body compression (codec {codec}, method {method}) is none the format defines (codec LZ4_FRAME 0 or ZSTD 1, method BUFFER 0)");
+            return true;
+        }
+
+        /// <summary>
+        /// Whether the body of the message in <paramref name="block"/> passes through the stream path compressed
+        /// (<paramref name="compressedOtherwise"/>: ZSTD), for the codec factory to decompress; refused when none was given.
+        /// </summary>
+        private bool CheckCodec(bool compressedOtherwise, in IpcFileBlock block, string what)
+        {
+            if (!compressedOtherwise)
+                return false;
+            if (_codecs is null)
+            {
+                throw new NotSupportedException(
+                    $"The {what} of the IPC file (its message at byte offset {block.Offset}) has a ZSTD-compressed body. Lz4ArrowFileReader "
+                    + "decodes LZ4_FRAME bodies itself and others with the codec factory given to its constructor (compressionCodecFactory), "
+                    + "e.g. new Apache.Arrow.Compression.CompressionCodecFactory(); none was given.");
+            }
+            return true;
+        }
 
         /// <summary>
         /// Reads the dictionary batches the selected fields use through the stream path once, and keeps them
@@ -270,6 +362,7 @@ namespace ArrowLz4Fast
             }
             var pieces = new IpcSpliceStream.Piece[2 + (2 * blocks.Length)];
             var ids = new long[blocks.Length];
+            var compressedOtherwise = new bool[blocks.Length];
             pieces[0] = SchemaPiece();
             var seen = new HashSet<long>();
             for (int i = 0; i < blocks.Length; i++)
@@ -280,11 +373,13 @@ namespace ArrowLz4Fast
                     ? await _file.ReadAtAsync(block.Offset, metadata, cancellationToken).ConfigureAwait(false)
                     : _file.ReadAt(block.Offset, metadata);
                 IpcMessage message = IpcFileFooter.CheckMessage(metadata, got, block, IpcMessageParser.HeaderDictionaryBatch, out FlatReader reader);
-                if (reader.UInt8(message.Dictionary, IpcMessageParser.DictionaryBatchIsDelta, 0, "DictionaryBatch.isDelta") != 0)
-                    throw IpcErrors.NotSupported(block.Offset, $"{block.Name} is a delta dictionary batch (dictionary id {message.DictionaryId}); random access reads each dictionary whole, read the file in order with IpcDecompressingStream");
-                if (!seen.Add(message.DictionaryId))
-                    IpcErrors.Throw(block.Offset, $"{block.Name} replaces dictionary id {message.DictionaryId}, which the file format does not allow");
+                // The file format allows deltas, applied in the footer's order (the stream path refuses one before its
+                // dictionary), but no second dictionary of an id.
+                bool delta = reader.UInt8(message.Dictionary, IpcMessageParser.DictionaryBatchIsDelta, 0, "DictionaryBatch.isDelta") != 0;
+                if (!seen.Add(message.DictionaryId) && !delta)
+                    IpcErrors.Throw(block.Offset, $"{block.Name} replaces dictionary id {message.DictionaryId}, which the file format does not allow (only deltas)");
                 ids[i] = message.DictionaryId;
+                compressedOtherwise[i] = CompressedOtherwise(reader, message, block);
                 pieces[1 + (2 * i)] = IpcSpliceStream.Piece.Memory(metadata, block.Offset, 0, block.MetadataLength);
                 pieces[2 + (2 * i)] = IpcSpliceStream.Piece.File(block.Body, block.BodyLength);
             }
@@ -319,6 +414,8 @@ namespace ArrowLz4Fast
             var unused = new List<IpcSpliceStream.Piece>();
             for (int i = 0; i < blocks.Length; i++)
             {
+                if (kept.Contains(ids[i]) && compressedOtherwise[i])
+                    _dictionariesPassThrough = CheckCodec(true, blocks[i], $"dictionary batch of id {ids[i]} ({blocks[i].Name})");
                 if (!kept.Contains(ids[i]))
                 {
                     unused.Add(pieces[1 + (2 * i)]);
@@ -354,8 +451,8 @@ namespace ArrowLz4Fast
         private ArrowStreamReader Reader(IpcSpliceStream splice)
         {
             var stream = new IpcDecompressingStream(splice, _options, leaveOpen: false, IpcDecompressingStream.DefaultMaxBodyLength, drainAtEnd: false);
-            // Bodies that pass through compressed (ZSTD) meet the factory, which declines them with NotSupportedException.
-            return new ArrowStreamReader(stream, _allocator, new Lz4FastCodecFactory(_options), leaveOpen: false);
+            // Bodies that pass through compressed (ZSTD) meet the given factory; LZ4 ones are decompressed already.
+            return new ArrowStreamReader(stream, _allocator, new Lz4FastCodecFactory(_options, _codecs), leaveOpen: false);
         }
 
         /// <summary>

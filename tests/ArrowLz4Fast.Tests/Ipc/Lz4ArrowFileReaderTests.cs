@@ -83,11 +83,14 @@ namespace ArrowLz4Fast.Tests
             }
         }
 
+        /// <summary>From a seekable stream that is not a file (a seek and a read at each position), synchronously and asynchronously.</summary>
         [Theory]
-        [InlineData("ipc/pyarrow/wide.arrows")]
-        [InlineData("ipc/rust/wide.arrows")]
-        [InlineData("ipc/pyarrow/strings.arrows")]
-        public void Only_the_batchs_metadata_and_selected_buffers_are_read(string stream)
+        [InlineData("ipc/pyarrow/wide.arrows", false)]
+        [InlineData("ipc/pyarrow/wide.arrows", true)]
+        [InlineData("ipc/rust/wide.arrows", false)]
+        [InlineData("ipc/pyarrow/strings.arrows", false)]
+        [InlineData("ipc/pyarrow/strings.arrows", true)]
+        public async Task Only_the_batchs_metadata_and_selected_buffers_are_read(string stream, bool asynchronous)
         {
             byte[] file = FileOf(Corpus.Committed(stream));
             IpcFileFooter footer = IpcFileFooter.Read(IpcFileSource.Over(file));
@@ -101,8 +104,8 @@ namespace ArrowLz4Fast.Tests
             // Opening reads the header's magic, the trailer and the footer; the batch, its metadata and selected buffers.
             long metadata = 6 + 10 + footer.Length + block.MetadataLength;
 
-            long projected = CountRead(file, IpcProjection.ByIndex(fields), last);
-            long whole = CountRead(file, null, last);
+            long projected = await CountRead(file, IpcProjection.ByIndex(fields), last, asynchronous);
+            long whole = await CountRead(file, null, last, asynchronous);
             _output.WriteLine($"{stream}: batch {last} of {footer.RecordBatches.Length}: read {projected} bytes with fields [{string.Join(",", fields)}], {whole} without a projection; selected {selected}, metadata {metadata}, file {file.Length}");
             Assert.True(projected <= 1.2 * (selected + metadata), $"read {projected} bytes, more than 1.2 x ({selected} selected + {metadata} metadata)");
             // The bound tells the two apart: the whole batch is more.
@@ -312,11 +315,11 @@ namespace ArrowLz4Fast.Tests
             _ => new Lz4ArrowFileReader(new MemoryStream(file, writable: false), options, null, leaveOpen: false),
         };
 
-        private static long CountRead(byte[] file, IpcProjection? projection, int index)
+        private static async Task<long> CountRead(byte[] file, IpcProjection? projection, int index, bool asynchronous)
         {
             var counting = new CountingStream(file);
             using (var reader = new Lz4ArrowFileReader(counting, new Lz4FastOptions { Projection = projection, MaxDegreeOfParallelism = 2 }, null, leaveOpen: true))
-                reader.ReadRecordBatch(index).Dispose();
+                (asynchronous ? await reader.ReadRecordBatchAsync(index) : reader.ReadRecordBatch(index)).Dispose();
             return counting.BytesRead;
         }
 
