@@ -14,8 +14,7 @@ namespace ArrowLz4Fast.Inspect
     {
         public static void Verify(byte[] data, IReadOnlyList<IpcMessage> messages)
         {
-            var dictionaries = new Dictionary<long, IpcSchemaVerifier.DictionaryId>();
-            var nullNodes = new List<IpcSchemaVerifier.NullNode>();
+            var summary = default(IpcSchemaVerifier.Summary);
             foreach (IpcMessage message in messages)
             {
                 if (message.Type != IpcMessageType.Schema)
@@ -26,7 +25,7 @@ namespace ArrowLz4Fast.Inspect
                 try
                 {
                     Ipc.IpcMessage parsed = IpcMessageParser.Parse(reader);
-                    IpcSchemaVerifier.Verify(reader, parsed.Root, dictionaries, nullNodes);
+                    IpcSchemaVerifier.Verify(reader, parsed.Root, ref summary);
                 }
                 catch (InvalidDataException e)
                 {

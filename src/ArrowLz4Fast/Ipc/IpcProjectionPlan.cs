@@ -194,7 +194,7 @@ namespace ArrowLz4Fast.Ipc
             IpcMessage message = IpcMessageParser.Parse(reader);
             if (message.HeaderType != IpcMessageParser.HeaderSchema)
                 return false;
-            int nodes = IpcSchemaVerifier.Verify(reader, message.Root, new Dictionary<long, IpcSchemaVerifier.DictionaryId>(), new List<IpcSchemaVerifier.NullNode>());
+            int nodes = IpcSchemaVerifier.Verify(reader, message.Root);
             FlatTable schema = reader.SubTable(message.Root, IpcMessageParser.MessageHeader, "Message.header (Schema)");
             (int position, int count) = reader.Vector(schema, SchemaFields, 4, "Schema.fields");
             if (nodes != Nodes || count != targets.Length)

@@ -7,9 +7,10 @@ namespace ArrowLz4Fast.Ipc
     /// <summary>
     /// The columns of a Schema message as its batches lay them out: every field depth first, one field node each, with
     /// the buffers it owns and its type. <see cref="IpcDecompressingStream"/> names the field and buffer of a defect
-    /// with it, and its verifying read finds the offsets buffers to check. Kept apart from <see cref="IpcSchemaLayout"/>,
-    /// which only counts; a schema with a type whose layout is not known here (null, unions, run-end encoded, views)
-    /// has no columns, and errors then name the buffer by its index alone.
+    /// with it, and its verifying read finds the offsets buffers to check. Read only when needed, apart from the
+    /// verifying walk that counts (<see cref="IpcSchemaVerifier"/>), by the same buffer rules (<see cref="IpcTypeRules.Buffers"/>);
+    /// a schema with a type whose layout is not checked (null, unions, run-end encoded, views) has no columns, and
+    /// errors then name the buffer by its index alone.
     /// </summary>
     internal sealed class IpcSchemaColumns
     {
@@ -22,13 +23,13 @@ namespace ArrowLz4Fast.Ipc
         private const int MaxColumns = 1 << 20;
 
         /// <summary>Type codes of Schema.fbs that have offsets; <see cref="DictionaryIndices"/> marks a dictionary-encoded field's indices.</summary>
-        internal const byte Binary = 4;
-        internal const byte Utf8 = 5;
-        internal const byte List = 12;
-        internal const byte Map = 17;
-        internal const byte LargeBinary = 19;
-        internal const byte LargeUtf8 = 20;
-        internal const byte LargeList = 21;
+        internal const byte Binary = IpcTypeRules.Binary;
+        internal const byte Utf8 = IpcTypeRules.Utf8;
+        internal const byte List = IpcTypeRules.List;
+        internal const byte Map = IpcTypeRules.Map;
+        internal const byte LargeBinary = IpcTypeRules.LargeBinary;
+        internal const byte LargeUtf8 = IpcTypeRules.LargeUtf8;
+        internal const byte LargeList = IpcTypeRules.LargeList;
         internal const byte DictionaryIndices = 255;
 
         /// <summary>One field of a batch: its table in the schema, its parent column (-1 at the top), its field node and buffers.</summary>
@@ -188,44 +189,11 @@ namespace ArrowLz4Fast.Ipc
         private bool Type(FlatTable field, int parent, int depth, Layout layout, ref int buffers, ref int budget)
         {
             byte type = (byte)_reader.UInt8(field, FieldTypeType, 0, "Field.type_type");
-            int own;
-            bool children = false;
-            switch (type)
-            {
-                case 2: // Int
-                case 3: // FloatingPoint
-                case 6: // Bool
-                case 7: // Decimal
-                case 8: // Date
-                case 9: // Time
-                case 10: // Timestamp
-                case 11: // Interval
-                case 15: // FixedSizeBinary
-                case 18: // Duration
-                    own = 2;
-                    break;
-                case Binary:
-                case Utf8:
-                case LargeBinary:
-                case LargeUtf8:
-                    own = 3;
-                    break;
-                case List:
-                case Map:
-                case LargeList:
-                    own = 2;
-                    children = true;
-                    break;
-                case 13: // Struct_
-                case 16: // FixedSizeList
-                    own = 1;
-                    children = true;
-                    break;
-                default:
-                    return false;
-            }
+            int own = IpcTypeRules.Buffers(type);
+            if (own < 0)
+                return false;
             int self = Add(layout, field, parent, type, own, ref buffers);
-            return !children || Fields(field, FieldChildren, self, depth + 1, layout, ref buffers, ref budget);
+            return !IpcTypeRules.IsNested(type) || Fields(field, FieldChildren, self, depth + 1, layout, ref buffers, ref budget);
         }
 
         private static int Add(Layout layout, FlatTable field, int parent, byte type, int own, ref int buffers)

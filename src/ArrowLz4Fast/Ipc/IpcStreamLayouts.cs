@@ -3,27 +3,21 @@ using System.Collections.Generic;
 namespace ArrowLz4Fast.Ipc
 {
     /// <summary>
-    /// What the last Schema message of a stream says its batches need (<see cref="IpcSchemaLayout"/>), and the check
-    /// of each batch against it: a batch listing fewer field nodes or buffers than its schema needs is refused, as
-    /// Arrow .NET would read past those vectors. Shared by <see cref="IpcDecompressingStream"/> and the Flight package.
-    /// Each schema is verified (<see cref="IpcSchemaVerifier"/>), and the messages are held to the order Arrow .NET
-    /// reads them in: a schema first, each dictionary batch of an id the schema names (a delta only after its
-    /// dictionary), every dictionary before the first record batch, as Arrow C++'s stream reader requires too.
+    /// What the last Schema message of a stream says its batches need, and the check of each batch against it: a batch
+    /// listing fewer field nodes or buffers than its schema needs is refused, as Arrow .NET would read past those vectors
+    /// (on the original metadata it finds the bytes that follow, on the rewritten metadata other bytes; found by fuzz
+    /// --ipc). Shared by <see cref="IpcDecompressingStream"/> and the Flight package. Each schema is verified and laid out
+    /// in one walk (<see cref="IpcSchemaVerifier"/>), and the messages are held to the order Arrow .NET reads them in: a
+    /// schema first, each dictionary batch of an id the schema names (a delta only after its dictionary), every
+    /// dictionary before the first record batch, as Arrow C++'s stream reader requires too.
     /// </summary>
     internal sealed class IpcStreamLayouts
     {
-        // The field nodes and buffers a record batch of the last schema needs; -1 when not checked.
-        private int _nodes = -1;
-        private int _buffers = -1;
+        // The last schema's layout (buffers -1 when not checked); its collections are kept for the next schema.
+        private IpcSchemaVerifier.Summary _summary = new IpcSchemaVerifier.Summary { Nodes = -1, Buffers = -1 };
 
-        // What a dictionary batch of each id the last schema names needs; created at the first schema.
-        private Dictionary<long, (int Nodes, int Buffers)>? _dictionaries;
-
-        // Each dictionary id the last schema names, and whether its dictionary came; the nodes of a record batch.
-        private Dictionary<long, IpcSchemaVerifier.DictionaryId>? _ids;
+        // The dictionary ids whose dictionary has not come yet.
         private int _missing;
-        private int _batchNodes;
-        private List<IpcSchemaVerifier.NullNode>? _nullNodes;
         private bool _schema;
 
         /// <summary>Verifies a schema and remembers its layout; checks where the other messages come.</summary>
@@ -36,26 +30,28 @@ namespace ArrowLz4Fast.Ipc
                 IpcErrors.Throw(at, $"message metadata, a message of header type {type} without its header table");
             if (type == IpcMessageParser.HeaderSchema)
             {
-                _batchNodes = IpcSchemaVerifier.Verify(reader, message.Root, _ids ??= new Dictionary<long, IpcSchemaVerifier.DictionaryId>(), _nullNodes ??= new List<IpcSchemaVerifier.NullNode>());
-                _missing = _ids.Count;
+                // A schema that fails leaves nothing checked against it: the stream has failed.
+                _summary.Buffers = -1;
+                IpcSchemaVerifier.Verify(reader, message.Root, ref _summary);
+                _missing = _summary.Dictionaries?.Count ?? 0;
                 _schema = true;
-                (_nodes, _buffers) = IpcSchemaLayout.Read(reader, message.Root, _dictionaries ??= new Dictionary<long, (int Nodes, int Buffers)>());
                 return;
             }
             if (!_schema)
                 IpcErrors.Throw(at, $"message metadata, the stream's first message has header type {type}, not a Schema");
             if (type == IpcMessageParser.HeaderDictionaryBatch)
             {
-                Nodes(reader, message, Dictionary(reader, message, at), $"the dictionary batch of id {message.DictionaryId}");
-                Buffers(reader, message, IpcSchemaLayout.Dictionary(_dictionaries, message.DictionaryId).Buffers, $"the dictionary batch of id {message.DictionaryId}");
+                IpcSchemaVerifier.DictionaryId dictionary = Dictionary(reader, message, at);
+                Nodes(reader, message, dictionary.Nodes, $"the dictionary batch of id {message.DictionaryId}");
+                Buffers(reader, message, dictionary.Buffers, $"the dictionary batch of id {message.DictionaryId}");
                 NullNodes(reader, message, dictionary: true, $"the dictionary batch of id {message.DictionaryId}");
             }
             else if (type == IpcMessageParser.HeaderRecordBatch)
             {
                 if (_missing > 0)
                     IpcErrors.Throw(at, $"message metadata, a record batch before the dictionary batch of id {FirstMissing()}, which its schema names");
-                Nodes(reader, message, _batchNodes, "the record batch");
-                Buffers(reader, message, _buffers, "the record batch");
+                Nodes(reader, message, _summary.Nodes, "the record batch");
+                Buffers(reader, message, _summary.Buffers, "the record batch");
                 NullNodes(reader, message, dictionary: false, "the record batch");
             }
         }
@@ -63,10 +59,10 @@ namespace ArrowLz4Fast.Ipc
         // Arrow .NET builds a Null field's array only when its node's null count is its length.
         private void NullNodes(FlatReader reader, in IpcMessage message, bool dictionary, string what)
         {
-            if (_nullNodes!.Count == 0 || !message.Batch.Exists)
+            if (_summary.NullNodes is not { Count: > 0 } nullNodes || !message.Batch.Exists)
                 return;
             (int position, _) = reader.Vector(message.Batch, IpcMessageParser.RecordBatchNodes, 16, "RecordBatch.nodes");
-            foreach (IpcSchemaVerifier.NullNode nullNode in _nullNodes)
+            foreach (IpcSchemaVerifier.NullNode nullNode in nullNodes)
             {
                 if (nullNode.Dictionary != dictionary || (dictionary && nullNode.Id != message.DictionaryId))
                     continue;
@@ -100,25 +96,29 @@ namespace ArrowLz4Fast.Ipc
                 IpcErrors.Throw(reader.InputOffset(0), $"message metadata, {what} lists {count} buffer(s) but its schema needs {buffers}");
         }
 
-        // The nodes a dictionary batch of the message's id has.
-        private int Dictionary(FlatReader reader, in IpcMessage message, long at)
+        // The dictionary id of a dictionary batch, which its schema must name.
+        private IpcSchemaVerifier.DictionaryId Dictionary(FlatReader reader, in IpcMessage message, long at)
         {
             long id = message.DictionaryId;
-            if (!_ids!.TryGetValue(id, out IpcSchemaVerifier.DictionaryId state))
+            Dictionary<long, IpcSchemaVerifier.DictionaryId>? ids = _summary.Dictionaries;
+            if (ids is null || !ids.TryGetValue(id, out IpcSchemaVerifier.DictionaryId state))
+            {
                 IpcErrors.Throw(at, $"message metadata, a dictionary batch of id {id}, which its schema does not name");
+                return default;
+            }
             if (state.Seen)
-                return state.Nodes;
+                return state;
             if (reader.UInt8(message.Dictionary, IpcMessageParser.DictionaryBatchIsDelta, 0, "DictionaryBatch.isDelta") != 0)
                 IpcErrors.Throw(at, $"message metadata, a delta dictionary batch of id {id} before its dictionary");
             state.Seen = true;
-            _ids[id] = state;
+            ids[id] = state;
             _missing--;
-            return state.Nodes;
+            return state;
         }
 
         private long FirstMissing()
         {
-            foreach (KeyValuePair<long, IpcSchemaVerifier.DictionaryId> id in _ids!)
+            foreach (KeyValuePair<long, IpcSchemaVerifier.DictionaryId> id in _summary.Dictionaries!)
             {
                 if (!id.Value.Seen)
                     return id.Key;
@@ -130,8 +130,14 @@ namespace ArrowLz4Fast.Ipc
         public void Check(in IpcMessage message, long metadataOffset)
         {
             bool dictionary = message.Dictionary.Exists;
-            (int nodes, int buffers) = dictionary ? IpcSchemaLayout.Dictionary(_dictionaries, message.DictionaryId) : (_nodes, _buffers);
-            if (nodes >= 0 && (message.NodeCount < nodes || message.BufferCount < buffers))
+            (int nodes, int buffers) = (_summary.Nodes, _summary.Buffers);
+            if (dictionary)
+            {
+                (nodes, buffers) = (-1, -1);
+                if (_summary.Dictionaries is { } ids && ids.TryGetValue(message.DictionaryId, out IpcSchemaVerifier.DictionaryId id) && id.Buffers >= 0)
+                    (nodes, buffers) = (id.Nodes, id.Buffers);
+            }
+            if (buffers >= 0 && (message.NodeCount < nodes || message.BufferCount < buffers))
                 IpcErrors.Throw(metadataOffset, $"message metadata, {(dictionary ? $"the dictionary batch of id {message.DictionaryId}" : "the record batch")} lists {message.NodeCount} field node(s) and {message.BufferCount} buffer(s) but its schema needs {nodes} and {buffers}");
         }
     }

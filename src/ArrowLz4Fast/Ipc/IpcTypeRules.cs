@@ -2,9 +2,10 @@ namespace ArrowLz4Fast.Ipc
 {
     /// <summary>
     /// The one list of what a schema may say (format/Schema.fbs) and Arrow .NET reads: the Type union, each type's
-    /// accepted parameters and defaults, the children each needs. <see cref="IpcSchemaVerifier"/> holds a schema to it
-    /// (for the wrapper, <see cref="Lz4FramedArrow"/> and the Flight interceptors), <see cref="IpcSchemaLayout"/> and
-    /// <see cref="IpcMessageVerifier"/> name the types by it, and the inspect tool verifies schemas with it.
+    /// accepted parameters and defaults, the children and buffers each has. <see cref="IpcSchemaVerifier"/> holds a schema
+    /// to it and lays its batches out by it (for the wrapper, <see cref="Lz4FramedArrow"/> and the Flight interceptors),
+    /// <see cref="IpcSchemaColumns"/> and <see cref="IpcMessageVerifier"/> name the types by it, and the inspect tool
+    /// verifies schemas with it.
     /// </summary>
     internal static class IpcTypeRules
     {
@@ -108,6 +109,20 @@ namespace ArrowLz4Fast.Ipc
         {
             List or Struct or Union or FixedSizeList or Map or LargeList or RunEndEncoded or ListView or LargeListView => true,
             _ => false,
+        };
+
+        /// <summary>
+        /// The buffers a field of the type owns in a batch, validity first (the columnar format's buffer layouts), for
+        /// the types whose layout the wrapper checks; -1 for the others (Null, Union, RunEndEncoded, views): Arrow's
+        /// reader judges those. A checked type's children (<see cref="IsNested"/>) follow it with their own buffers.
+        /// </summary>
+        public static int Buffers(int type) => type switch
+        {
+            Int or FloatingPoint or Bool or Decimal or Date or Time or Timestamp or Interval or FixedSizeBinary or Duration => 2,
+            Binary or Utf8 or LargeBinary or LargeUtf8 => 3,
+            List or Map or LargeList => 2,
+            Struct or FixedSizeList => 1,
+            _ => -1,
         };
 
         /// <summary>
