@@ -1,6 +1,7 @@
 using System;
 using System.Runtime.ExceptionServices;
 using System.Threading.Tasks;
+using ArrowLz4Fast.Ipc;
 using Grpc.Core;
 
 namespace ArrowLz4Fast.Flight
@@ -17,6 +18,13 @@ namespace ArrowLz4Fast.Flight
     /// client and by <see cref="RunAsync"/> around a server's handler, before gRPC ends the call. A write's failure is
     /// caught where it happens and rethrown by the next call here, so a client that disposes its call without
     /// CompleteAsync leaves no faulted task for the finalizer (TaskScheduler.UnobservedTaskException).
+    /// <para>
+    /// A compressed message's metadata and body are rented from ArrayPool&lt;byte&gt;.Shared, wrapped in its copy, and
+    /// given back once the inner write's task has completed, however it ended, or at once when the message is never
+    /// handed over (a previous write failed): at most two such messages per call. A write whose task never completes
+    /// leaves its arrays to the GC. So a stream writer inside this one (an interceptor placed after ours) must not keep
+    /// a message past the completion of its WriteAsync: it would see the memory of later messages.
+    /// </para>
     /// </remarks>
     internal sealed class CompressingStreamWriter<T> : IClientStreamWriter<T>, IServerStreamWriter<T>
         where T : class
@@ -50,10 +58,14 @@ namespace ArrowLz4Fast.Flight
         {
             // Compressed before the previous write is awaited: that is the overlap. gRPC allows one write at a time, so
             // this one starts only after it; a failure of the previous write surfaces here, as it would have there.
-            T compressed = FlightDataCompressor.Compress(message, _settings);
+            T compressed = FlightDataCompressor.Compress(message, _settings, out IpcCompressedMessage rented);
             await TakePending().ConfigureAwait(false);    // inline rather than FlushAsync: no second state machine per message
-            ThrowFailure();
-            _pending = WriteObservedAsync(compressed);
+            if (_failure is not null)
+            {
+                rented.Return();    // never handed to gRPC
+                ThrowFailure();
+            }
+            _pending = WriteObservedAsync(compressed, rented);
         }
 
         /// <summary>
@@ -99,8 +111,11 @@ namespace ArrowLz4Fast.Flight
             failure?.Throw();
         }
 
-        /// <summary>The inner write, whose failure is kept for the next call instead of faulting a task no one may await.</summary>
-        private async Task WriteObservedAsync(T message)
+        /// <summary>
+        /// The inner write, whose failure is kept for the next call instead of faulting a task no one may await; then the
+        /// message's pooled arrays go back.
+        /// </summary>
+        private async Task WriteObservedAsync(T message, IpcCompressedMessage rented)
         {
             try
             {
@@ -109,6 +124,12 @@ namespace ArrowLz4Fast.Flight
             catch (Exception e)
             {
                 _failure = ExceptionDispatchInfo.Capture(e);
+            }
+            finally
+            {
+                // gRPC serialized the message inside the awaited write (grpc-dotnet 2.71, src/Grpc.Net.Client/Internal/HttpContentClientStreamWriter.cs:169
+                // and StreamExtensions.cs:306; src/Grpc.AspNetCore.Server/Internal/HttpContextStreamWriter.cs:105 and PipeExtensions.cs:98).
+                rented.Return();
             }
         }
     }

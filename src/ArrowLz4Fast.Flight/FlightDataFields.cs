@@ -55,7 +55,7 @@ namespace ArrowLz4Fast.Flight
         /// <summary>A new message with no field set.</summary>
         public IMessage Empty() => Parser.ParseFrom(ByteString.Empty);
 
-        /// <summary>Sets data_header and data_body to memory that is never written again (wrapped, not copied).</summary>
+        /// <summary>Sets data_header and data_body to memory not written again while the message is in use (wrapped, not copied).</summary>
         public void Set(IMessage message, ReadOnlyMemory<byte> header, ReadOnlyMemory<byte> body)
         {
             _header.SetValue(message, UnsafeByteOperations.UnsafeWrap(header));

@@ -20,7 +20,9 @@ namespace ArrowLz4Fast.Flight
     /// Either refusal also cancels the call, so that the server stops sending and the call's HTTP/2 stream is released
     /// even if the call is never disposed. A call left otherwise (a <c>break</c> out of the read, an exception in the
     /// loop) stays open until it is disposed or its cancellation token fires, as without the interceptor. Flight data
-    /// calls carry the <see cref="Lz4FlightHeaders.AcceptCodecs"/> header. Thread-safe; keep one per channel.
+    /// calls carry the <see cref="Lz4FlightHeaders.AcceptCodecs"/> header. Thread-safe; keep one per channel. A compressed
+    /// upload is built in pooled memory that is reused once gRPC's write of it completes: an interceptor between this
+    /// one and the channel must not keep request messages past its WriteAsync.
     /// </remarks>
     public sealed class Lz4FlightClientInterceptor : Interceptor
     {

@@ -17,7 +17,9 @@ namespace ArrowLz4Fast.Flight
     /// fails its call with <see cref="StatusCode.InvalidArgument"/> and a message naming the FlightData message and the
     /// offset in it; one whose decoded body would pass <see cref="Lz4FlightServerOptions.MaxReceiveMessageSize"/> or
     /// <see cref="Lz4FlightServerOptions.MaxReceiveCallSize"/> fails it with <see cref="StatusCode.ResourceExhausted"/>
-    /// before anything is allocated for that body; other calls go on. Thread-safe.
+    /// before anything is allocated for that body; other calls go on. Thread-safe. A compressed response is built in
+    /// pooled memory that is reused once gRPC's write of it completes: an interceptor registered after this one must not
+    /// keep response messages past its WriteAsync.
     /// </remarks>
     public sealed class Lz4FlightServerInterceptor : Interceptor
     {

@@ -1,4 +1,5 @@
 using System;
+using System.Buffers;
 using System.Buffers.Binary;
 using System.Diagnostics;
 
@@ -45,9 +46,11 @@ namespace ArrowLz4Fast.Ipc
         /// <summary>
         /// As <see cref="Write(ReadOnlySpan{byte}, FlatReader, in IpcMessage, in Vectors, IpcBufferItem[], long, int)"/>,
         /// into <paramref name="target"/> when it is long enough (a writer keeps one per stream), else into a new array
-        /// of the exact length put there; returns the length written, the prefix and padding included.
+        /// of the exact length, or one rented from <paramref name="pool"/>, put there (a target too short is dropped);
+        /// returns the length written, the prefix and padding included.
         /// </summary>
-        public static int Write(ref byte[]? target, ReadOnlySpan<byte> original, FlatReader reader, in IpcMessage message, in Vectors vectors, IpcBufferItem[] buffers, long bodyLength, int prefix = 0)
+        public static int Write(ref byte[]? target, ReadOnlySpan<byte> original, FlatReader reader, in IpcMessage message, in Vectors vectors, IpcBufferItem[] buffers, long bodyLength, int prefix = 0,
+            ArrayPool<byte>? pool = null)
         {
             int start = (int)IpcBodyLayout.Align(original.Length);
             int table = start + VTableLength;
@@ -61,10 +64,12 @@ namespace ArrowLz4Fast.Ipc
                 IpcErrors.Throw(0, $"message metadata, {message.BufferCount} buffers and {vectors.NodeCount} field nodes do not fit in one metadata array");
 
             int total = (int)(prefix == 0 ? length : IpcBodyLayout.Align(prefix + length));
-            if (target is null || target.Length < total)
+            if (target is not null && target.Length >= total)
+                target.AsSpan(0, total).Clear();    // what is not written below is padding, zero as in a new array
+            else if (pool is null)
                 target = new byte[total];
             else
-                target.AsSpan(0, total).Clear();    // what is not written below is padding, zero as in a new array
+                target = Rented(pool, total);
             byte[] result = target;
             Span<byte> span = result.AsSpan(prefix, (int)length);
             original.CopyTo(span);
@@ -124,6 +129,14 @@ namespace ArrowLz4Fast.Ipc
             if (aliased && !ReadsBack(reader, message, vectors, new FlatReader(result, prefix, (int)length, 0), table, bodyLength))
                 IpcErrors.Throw(0, "message metadata, the fields of the message overlap one another, so it cannot be rewritten for the compressed body");
             return total;
+        }
+
+        /// <summary>An array from the pool, its first <paramref name="length"/> bytes zeroed: it holds what it held before.</summary>
+        private static byte[] Rented(ArrayPool<byte> pool, int length)
+        {
+            byte[] array = pool.Rent(length);
+            array.AsSpan(0, length).Clear();
+            return array;
         }
 
         private static void WriteOffset(Span<byte> span, int at, int target) => BinaryPrimitives.WriteUInt32LittleEndian(span.Slice(at), (uint)(target - at));

@@ -33,15 +33,29 @@ namespace ArrowLz4Fast.Ipc
         internal static bool TryCompress(ReadOnlySpan<byte> metadata, ReadOnlySpan<byte> body, Lz4FastOptions options, double minSpaceSavings,
             out ReadOnlyMemory<byte> compressedMetadata, out ReadOnlyMemory<byte> compressedBody)
         {
+            bool compressed = TryCompress(metadata, body, options, minSpaceSavings, rent: false, out IpcCompressedMessage message);
+            compressedMetadata = message.Metadata;
+            compressedBody = message.Body;
+            return compressed;
+        }
+
+        /// <summary>
+        /// As <see cref="TryCompress(ReadOnlySpan{byte}, ReadOnlySpan{byte}, Lz4FastOptions, double, out ReadOnlyMemory{byte}, out ReadOnlyMemory{byte})"/>;
+        /// with <paramref name="rent"/>, the outputs are in arrays rented from <see cref="ArrayPool{T}.Shared"/>, which the
+        /// caller gives back (<see cref="IpcCompressedMessage.Return"/>) once nothing reads them.
+        /// </summary>
+        internal static bool TryCompress(ReadOnlySpan<byte> metadata, ReadOnlySpan<byte> body, Lz4FastOptions options, double minSpaceSavings, bool rent,
+            out IpcCompressedMessage compressed)
+        {
             if (options is null) throw new ArgumentNullException(nameof(options));
             if (!(minSpaceSavings >= 0 && minSpaceSavings <= 1))
                 throw new ArgumentOutOfRangeException(nameof(minSpaceSavings), minSpaceSavings, "The minimum space savings must be 0 to 1.");
-            compressedMetadata = default;
-            compressedBody = default;
+            compressed = default;
 
             // FlatReader reads arrays; the metadata is small, and a pooled copy allocates nothing.
             byte[] copy = ArrayPool<byte>.Shared.Rent(metadata.Length);
             IpcBodyCompressor compressor = Rent();
+            byte[]? newMetadata = null, newBody = null;
             try
             {
                 metadata.CopyTo(copy);
@@ -61,15 +75,19 @@ namespace ArrowLz4Fast.Ipc
                 compressor.Record(ArrowLz4FastMetrics.TagFlight, message.BodyLength);
                 if (bodyLength == 0)
                     return false;
-                compressedMetadata = IpcCompressedMetadata.Write(metadata, reader, message, ReadVectors(reader, message), compressor.Buffers, bodyLength);
-                // Written straight into the array the message keeps (no pool: FlightData holds it until gRPC serializes it).
-                var output = new byte[bodyLength];
-                compressor.WriteBody(body, output);
-                compressedBody = output;
+                int metadataLength = IpcCompressedMetadata.Write(ref newMetadata, metadata, reader, message, ReadVectors(reader, message), compressor.Buffers, bodyLength,
+                    pool: rent ? ArrayPool<byte>.Shared : null);
+                // Written straight into the array the message keeps until it is serialized.
+                newBody = rent ? ArrayPool<byte>.Shared.Rent((int)bodyLength) : new byte[bodyLength];
+                compressor.WriteBody(body, newBody);
+                compressed = new IpcCompressedMessage(newMetadata!, metadataLength, newBody, (int)bodyLength, rent);
+                newMetadata = newBody = null;
                 return true;
             }
             finally
             {
+                if (rent)
+                    ReturnRented(newMetadata, newBody);    // a failure after renting: nothing else holds them
                 ArrayPool<byte>.Shared.Return(copy);
                 Return(compressor);
             }
@@ -99,6 +117,14 @@ namespace ArrowLz4Fast.Ipc
             IpcBodyCompressor? compressor = t_compressor;
             t_compressor = null;
             return compressor ?? new IpcBodyCompressor();
+        }
+
+        private static void ReturnRented(byte[]? metadata, byte[]? body)
+        {
+            if (metadata is not null)
+                ArrayPool<byte>.Shared.Return(metadata);
+            if (body is not null)
+                ArrayPool<byte>.Shared.Return(body);
         }
 
         private static void Return(IpcBodyCompressor compressor)
