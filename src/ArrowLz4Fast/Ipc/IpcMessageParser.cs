@@ -26,6 +26,7 @@ namespace ArrowLz4Fast.Ipc
         internal const int CompressionCodec = 0;
         internal const int CompressionMethod = 1;
         internal const int CodecLz4Frame = 0;
+        internal const int CodecZstd = 1;
         internal const int MethodBuffer = 0;
         internal const int BufferStructSize = 16;
 

@@ -277,8 +277,12 @@ namespace ArrowLz4Fast.Ipc
                 {
                     int codec = _reader.Field(compression, IpcMessageParser.CompressionCodec, 1, "BodyCompression.codec");
                     int method = _reader.Field(compression, IpcMessageParser.CompressionMethod, 1, "BodyCompression.method");
-                    Found.Lz4 = (codec < 0 || _reader.ReadUInt8(codec) == IpcMessageParser.CodecLz4Frame)
-                        && (method < 0 || _reader.ReadUInt8(method) == IpcMessageParser.MethodBuffer);
+                    // A value the format does not define would pass through to Arrow's reader, which throws NotImplementedException.
+                    if (codec >= 0 && _reader.ReadUInt8(codec) > IpcMessageParser.CodecZstd)
+                        Fail(codec, $"BodyCompression.codec is {_reader.ReadUInt8(codec)}, which the format does not define (LZ4_FRAME 0, ZSTD 1)");
+                    if (method >= 0 && _reader.ReadUInt8(method) != IpcMessageParser.MethodBuffer)
+                        Fail(method, $"BodyCompression.method is {_reader.ReadUInt8(method)}, which the format does not define (BUFFER 0)");
+                    Found.Lz4 = codec < 0 || _reader.ReadUInt8(codec) == IpcMessageParser.CodecLz4Frame;
                 }
             }
 

@@ -35,7 +35,6 @@ namespace ArrowLz4Fast
     /// </remarks>
     public sealed class Lz4ArrowFileReader : IDisposable
     {
-        private const int CodecZstd = 1;
 
         private static readonly byte[] s_end = { 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0 };
 
@@ -321,7 +320,7 @@ namespace ArrowLz4Fast
             FlatTable compression = reader.SubTable(message.Batch, IpcMessageParser.RecordBatchCompression, "RecordBatch.compression");
             int codec = reader.UInt8(compression, IpcMessageParser.CompressionCodec, IpcMessageParser.CodecLz4Frame, "BodyCompression.codec");
             int method = reader.UInt8(compression, IpcMessageParser.CompressionMethod, IpcMessageParser.MethodBuffer, "BodyCompression.method");
-            if (codec != CodecZstd || method != IpcMessageParser.MethodBuffer)
+            if (codec != IpcMessageParser.CodecZstd || method != IpcMessageParser.MethodBuffer)
                 IpcErrors.Throw(reader.InputOffset(compression.Position), $"{block.Name}: its body compression (codec {codec}, method {method}) is none the format defines (codec LZ4_FRAME 0 or ZSTD 1, method BUFFER 0)");
             return true;
         }

@@ -254,6 +254,30 @@ namespace ArrowLz4Fast.Tests
             Assert.Fail($"{file} has no compressed buffer in its first LZ4 record batch");
         }
 
+        /// <summary>
+        /// A record batch's BodyCompression codec set to a value the format does not define is invalid data at that byte:
+        /// read as "not LZ4" it passed through to Arrow's reader, which threw NotImplementedException. (pyarrow writes the
+        /// method, BUFFER, as absent, so only the codec is set here.)
+        /// </summary>
+        [Theory]
+        [InlineData(2)]
+        [InlineData(9)]
+        public void A_body_compression_codec_the_format_does_not_define_is_invalid_data_at_its_byte(byte value)
+        {
+            byte[] original = File.ReadAllBytes(Corpus.Committed("ipc/pyarrow/numeric_zstd.arrows"));
+            IpcMutator.Message message = IpcMutator.Messages(original).First(m => IsRecordBatch(original, m));
+            var flat = new Ipc.FlatReader(original, message.Metadata, message.MetadataLength, message.Metadata);
+            Ipc.IpcMessage parsed = Ipc.IpcMessageParser.Parse(flat);
+            Ipc.FlatTable compression = flat.SubTable(parsed.Batch, Ipc.IpcMessageParser.RecordBatchCompression, "compression");
+            int at = flat.Field(compression, Ipc.IpcMessageParser.CompressionCodec, 1, "codec");
+            Assert.Equal(Ipc.IpcMessageParser.CodecZstd, original[message.Metadata + at]);
+            byte[] bytes = (byte[])original.Clone();
+            bytes[message.Metadata + at] = value;
+            var e = Assert.Throws<InvalidDataException>(() => IpcWrapped.ReadAll(bytes, IpcWrapped.Options(2), SlabMemoryAllocator.Shared, new Lz4FastCodecFactory(new OfficialFactory())));
+            Assert.Contains($"BodyCompression.codec is {value}, which the format does not define", e.Message, StringComparison.Ordinal);
+            Assert.Equal(message.Metadata + at, Assert.IsType<Lz4FrameException>(e.InnerException).Offset);
+        }
+
         private static bool IsRecordBatch(byte[] bytes, IpcMutator.Message message) => HeaderType(bytes, message) == Ipc.IpcMessageParser.HeaderRecordBatch;
 
         private static int HeaderType(byte[] bytes, IpcMutator.Message message) =>

@@ -131,8 +131,8 @@ namespace ArrowLz4Fast.Tests
 
             using var reader = new Lz4ArrowFileReader(file, null, null, new OfficialFactory());
             var e = Assert.Throws<InvalidDataException>(() => reader.ReadRecordBatch(0));
-            Assert.Equal(block.Offset + 8 + compression.Position, Assert.IsType<Lz4FrameException>(e.InnerException).Offset);
-            Assert.Contains("codec 9", e.Message, StringComparison.Ordinal);
+            Assert.Equal(block.Offset + 8 + codec, Assert.IsType<Lz4FrameException>(e.InnerException).Offset);
+            Assert.Contains("BodyCompression.codec is 9, which the format does not define", e.Message, StringComparison.Ordinal);
         }
 
         /// <summary>The corpus stream's batches as a ZSTD IPC file, as ArrowFileWriter writes it with Apache.Arrow.Compression.</summary>
