@@ -47,7 +47,8 @@ namespace ArrowLz4Fast.Flight.Tests
         }
 
         /// <summary>Sends every batch with DoExchange, reading each back before the next goes.</summary>
-        private static async Task<List<RecordBatch>> ExchangeAsync(FlightClient client, List<RecordBatch> table)
+        /// <summary>Sends each batch of <paramref name="table"/> on a DoExchange and reads its echo before the next.</summary>
+        internal static async Task<List<RecordBatch>> ExchangeAsync(FlightClient client, List<RecordBatch> table)
         {
             using FlightRecordBatchExchangeCall call = client.DoExchange(FlightDescriptor.CreatePathDescriptor("x"));
             var back = new List<RecordBatch>();

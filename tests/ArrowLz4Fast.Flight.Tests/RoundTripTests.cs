@@ -106,16 +106,7 @@ namespace ArrowLz4Fast.Flight.Tests
             List<RecordBatch> table = Table();
             using var channel = _server.Host.Channel();
             var client = new FlightClient(channel.WithArrowLz4(new Lz4FlightClientOptions { CompressUploads = true }));
-            using FlightRecordBatchExchangeCall call = client.DoExchange(FlightDescriptor.CreatePathDescriptor("x"));
-            var back = new List<RecordBatch>();
-            foreach (RecordBatch batch in table)
-            {
-                await call.RequestStream.WriteAsync(batch);
-                Assert.True(await call.ResponseStream.MoveNext(default));
-                back.Add(call.ResponseStream.Current);
-            }
-            await call.RequestStream.CompleteAsync();
-            Assert.False(await call.ResponseStream.MoveNext(default));
+            List<RecordBatch> back = await CorpusRoundTripTests.ExchangeAsync(client, table);
             ArrowData.AssertSameValues(table, back);
             ArrowData.DisposeAll(table);
             ArrowData.DisposeAll(back);
