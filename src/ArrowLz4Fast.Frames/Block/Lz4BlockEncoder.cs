@@ -209,8 +209,9 @@ namespace ArrowLz4Fast.Frames
             where T : struct, ITableType
             where TState : struct, ITableState
         {
-            // Positions count from startIndex at the source's first byte; base is where position 0 would be.
-            byte* positionBase = source - startIndex;
+            // Positions count from start at the source's first byte; a fresh table's start is 0, known at compile time,
+            // so its loop is the one without the offset.
+            uint start = typeof(TState) == typeof(Continued) ? startIndex : 0;
             byte* ip = source;
             byte* anchor = source;
             byte* iend = source + inputSize;
@@ -226,7 +227,7 @@ namespace ArrowLz4Fast.Frames
                 goto LastLiteralRun;
 
             // First byte.
-            PutIndex<T>(table, Hash<T>(ip), startIndex);
+            PutIndex<T>(table, Hash<T>(ip), start);
             ip++;
             forwardH = Hash<T>(ip);
 
@@ -240,14 +241,14 @@ namespace ArrowLz4Fast.Frames
                     while (true)
                     {
                         uint h = forwardH;
-                        uint current = (uint)(forwardIp - positionBase);
-                        uint matchIndex = Seen<TState>(GetIndex<T>(table, h), startIndex);
+                        uint current = (uint)(forwardIp - source) + start;
+                        uint matchIndex = Seen<TState>(GetIndex<T>(table, h), start);
                         ip = forwardIp;
                         forwardIp += step;
                         step = searchMatchNb++ >> SkipTrigger;
                         if (forwardIp > mflimitPlusOne)
                             goto LastLiteralRun;
-                        match = positionBase + matchIndex;
+                        match = source + (matchIndex - start);
                         forwardH = Hash<T>(forwardIp);
                         PutIndex<T>(table, h, current);
                         // 16-bit positions cannot be further back than the maximum distance.
@@ -320,12 +321,12 @@ namespace ArrowLz4Fast.Frames
                     break;
 
                 // Fill the table, then test the next position for an immediate match.
-                PutIndex<T>(table, Hash<T>(ip - 2), (uint)(ip - 2 - positionBase));
+                PutIndex<T>(table, Hash<T>(ip - 2), (uint)(ip - 2 - source) + start);
                 {
                     uint h = Hash<T>(ip);
-                    uint current = (uint)(ip - positionBase);
-                    uint matchIndex = Seen<TState>(GetIndex<T>(table, h), startIndex);
-                    match = positionBase + matchIndex;
+                    uint current = (uint)(ip - source) + start;
+                    uint matchIndex = Seen<TState>(GetIndex<T>(table, h), start);
+                    match = source + (matchIndex - start);
                     PutIndex<T>(table, h, current);
                     if ((typeof(T) == typeof(ByU16) || matchIndex + DistanceMax >= current)
                         && Unsafe.ReadUnaligned<uint>(match) == Unsafe.ReadUnaligned<uint>(ip))
