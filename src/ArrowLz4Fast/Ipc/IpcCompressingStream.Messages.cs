@@ -56,13 +56,6 @@ namespace ArrowLz4Fast
         private bool _inOrder;
         private int _current;
 
-        // Small batches gathered to be compressed together: the group filling, and the other one, compressing on the
-        // helpers (started) or written out. A grouped message's body is copied into the message array as it arrives.
-        private readonly IpcMessageGroup[] _groups = { new IpcMessageGroup(), new IpcMessageGroup() };
-        private int _filling;
-        private bool _grouped;
-        private IpcMessageGroup.Emit? _emitGrouped;
-
         private struct Pending
         {
             public int Compressor;
@@ -193,9 +186,6 @@ namespace ArrowLz4Fast
                 IpcErrors.Throw(_messageStart + _prefixLength, $"message metadata, the body of {_parsed.BodyLength} bytes is longer than the longest array");
             _compress = IpcMessageCompressor.IsCompressible(_parsed) && PlanBatch();
             _inOrder = _compress && _compressors[_current].EncodesInOrder(_encoder);
-            _grouped = _inOrder && _compressors[_current].GroupsWithOthers(_encoder);
-            if (_grouped)
-                _inOrder = false;
             if (_inOrder)
             {
                 // Frames whose blocks go to the helpers start once the batch still on them is done, so the threads
@@ -279,13 +269,6 @@ namespace ArrowLz4Fast
             // The message array may have grown (and the old one gone back to its pool) since the metadata was parsed:
             // the reader is made again over the array that holds it now. The parsed positions are the flatbuffer's own.
             _reader = new FlatReader(_message, _prefixLength, _metadataLength, _messageStart + _prefixLength);
-            if (_grouped)
-            {
-                DrainPending();
-                AddToGroup();
-                StartMessage();
-                return;
-            }
             Drain();
             int header = _prefixLength + _metadataLength;
             IpcBodyCompressor compressor = _compressors[_current];
@@ -324,78 +307,8 @@ namespace ArrowLz4Fast
             StartMessage();
         }
 
-        /// <summary>
-        /// Adds the whole message in <c>_message</c> to the group filling; a full group starts compressing on the
-        /// helpers, once the group before it is complete and queued.
-        /// </summary>
-        private void AddToGroup()
-        {
-            int header = _prefixLength + _metadataLength;
-            int body = (int)_parsed.BodyLength;
-            IpcMessageGroup filling = _groups[_filling];
-            long slots = IpcMessageGroup.SlotBytes(_reader, _parsed, _encoder, out int items);
-            if (filling.Count > 0 && !filling.Fits(header + (long)body, slots, items))
-            {
-                StartGroup();
-                filling = _groups[_filling];
-            }
-            filling.Add(_reader, _parsed, _message.AsSpan(0, header), _prefixLength, _message.AsSpan(header, body), _messageStart, _encoder);
-            if (filling.SourceBytes >= Math.Min(_encoder.Parallelism.MinimumLength, IpcMessageGroup.MaxSourceBytes) || filling.Count == IpcMessageGroup.MaxMessages)
-                StartGroup();
-        }
-
-        /// <summary>Completes and queues the group compressing, if any, then starts the one filled.</summary>
-        private void StartGroup()
-        {
-            IpcMessageGroup started = _groups[1 - _filling];
-            if (started.Started)
-                WriteGroup(started);
-            _groups[_filling].Start(_encoder);
-            _filling = 1 - _filling;
-        }
-
-        /// <summary>Completes and queues every grouped message: the group compressing, then the one filling.</summary>
-        private void DrainGroups()
-        {
-            IpcMessageGroup started = _groups[1 - _filling];
-            if (started.Started)
-                WriteGroup(started);
-            IpcMessageGroup filling = _groups[_filling];
-            if (filling.Count > 0)
-            {
-                filling.Start(_encoder);
-                WriteGroup(filling);
-            }
-        }
-
-        /// <summary>
-        /// Completes a started group (the calling thread takes what no helper has started) and queues its messages in
-        /// order; the group's arrays hold the output until it is written, before the group fills again.
-        /// </summary>
-        private void WriteGroup(IpcMessageGroup group)
-        {
-            group.Complete();
-            group.Write(_minSpaceSavings, _emitGrouped ??= EmitGrouped);
-            group.Clear();
-        }
-
-        private void EmitGrouped(long inputOffset, int inputHeader, long inputBody, ReadOnlyMemory<byte> header, ReadOnlyMemory<byte> body, int frames, int raw, long outputBody)
-        {
-            Place(inputOffset, inputHeader, inputBody, header.Length, body.Length);
-            Queue(header, Owner.None);
-            Queue(body, Owner.None);
-            ArrowLz4FastMetrics.RecordCompressMessage(ArrowLz4FastMetrics.TagIpcStream, frames, raw, inputBody, outputBody);
-        }
-
-        /// <summary>Completes and queues everything compressing: the grouped messages, then the batch compressing, if any (only one of them holds messages).</summary>
-        private void Drain()
-        {
-            DrainGroups();
-            DrainPending();
-        }
-
         /// <summary>Completes the batch compressing, if any, and queues it: compressed, or as it was when nothing saved space.</summary>
-        private void DrainPending()
+        private void Drain()
         {
             if (_pending.Message is null)
                 return;
@@ -451,8 +364,6 @@ namespace ArrowLz4Fast
         /// <summary>Waits for a batch still compressing after a failure, so no helper touches memory given back.</summary>
         private void AbandonPending()
         {
-            foreach (IpcMessageGroup group in _groups)
-                group.Abandon();
             if (_pending.Message is null)
                 return;
             _compressors[_pending.Compressor].Abandon();
@@ -514,8 +425,6 @@ namespace ArrowLz4Fast
             AbandonPending();
             foreach (IpcBodyCompressor compressor in _compressors)
                 compressor.Dispose();
-            foreach (IpcMessageGroup group in _groups)
-                group.Dispose();
             ReleaseOutput();
             if (_message.Length > 0)
                 ArrayPool<byte>.Shared.Return(_message);
