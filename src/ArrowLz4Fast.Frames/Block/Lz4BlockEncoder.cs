@@ -27,6 +27,10 @@ namespace ArrowLz4Fast.Frames
     /// (5) bytes before its end, and the 32-byte copy of long literal runs runs only where 32 bytes of input and
     /// output are left.
     /// </para>
+    /// <para>
+    /// Inputs under 2 KiB run on a table each thread keeps (<see cref="EncodeOnKeptTable"/>): zeroing 16 KiB per call
+    /// would cost about as much as compressing them.
+    /// </para>
     /// </remarks>
     internal static unsafe class Lz4BlockEncoder
     {
@@ -38,6 +42,10 @@ namespace ArrowLz4Fast.Frames
         private const int TableBytes = 1 << 14;
         private const int MaxInputSize = 0x7E000000;
 
+        // Inputs from this length on get a zeroed table, as liblz4's fast reset does from 4 KB: zeroing also brings
+        // the table into the L1 cache, which on longer inputs gains more than the zeroing costs (even here at 2 KiB).
+        private const int ContinueBelow = 2048;
+
         /// <summary>Whether <paramref name="level"/> is one this encoder compresses itself (0-2) rather than K4os's HC encoder.</summary>
         internal static bool IsFastLevel(LZ4Level level) => level < LZ4Level.L03_HC;
 
@@ -46,9 +54,6 @@ namespace ArrowLz4Fast.Frames
         /// <paramref name="level"/>, with <c>LZ4Codec.Encode</c>'s contract: the compressed length, -1 when it does
         /// not fit, 0 for an empty source.
         /// </summary>
-        // The table is zeroed below, once: without the attribute the JIT would zero it first as well, which costs as
-        // much as compressing a small buffer.
-        [SkipLocalsInit]
         public static int Encode(byte* source, int sourceLength, byte* target, int targetLength, LZ4Level level)
         {
             if (!IsFastLevel(level) || !BitConverter.IsLittleEndian)
@@ -57,15 +62,68 @@ namespace ArrowLz4Fast.Frames
                 return 0;
             if (targetLength <= 0 || sourceLength > MaxInputSize)
                 return -1;
-
-            // liblz4 keeps the table in the caller's LZ4_stream_t and zeroes it per call (LZ4_initStream).
-            byte* table = stackalloc byte[TableBytes];
-            new Span<byte>(table, TableBytes).Clear();
-            int written = sourceLength < Limit64K
-                ? Compress<ByU16>(source, sourceLength, target, targetLength, table)
-                : Compress<ByU32>(source, sourceLength, target, targetLength, table);
+            int written = sourceLength < ContinueBelow ? EncodeOnKeptTable(source, sourceLength, target, targetLength)
+                : sourceLength < Limit64K ? EncodeFresh<ByU16>(source, sourceLength, target, targetLength)
+                : EncodeFresh<ByU32>(source, sourceLength, target, targetLength);
             return written > 0 ? written : -1;
         }
+
+        /// <summary>
+        /// A short input on the thread's kept 16-bit table, not zeroed per call (liblz4's
+        /// <c>LZ4_compress_fast_extState_fastReset</c>): positions continue from where the last input's ended, so every
+        /// entry an earlier input left lies below this one's start, and such an entry reads as a fresh table's empty
+        /// slot, position 0 (<see cref="Seen{TState}"/>). The loop sees what it would see on a zeroed table, and writes
+        /// the same bytes; the table is zeroed only when the positions would no longer fit 16 bits.
+        /// </summary>
+        private static int EncodeOnKeptTable(byte* source, int sourceLength, byte* target, int targetLength)
+        {
+            KeptTable kept = t_table ??= new KeptTable();
+            // Compress calls nothing that could encode again on this thread; the flag keeps that true should it change.
+            if (kept.Busy)
+                return EncodeFresh<ByU16>(source, sourceLength, target, targetLength);
+            uint start = kept.Next;
+            if (start + (uint)sourceLength >= ushort.MaxValue)
+            {
+                Array.Clear(kept.Table, 0, TableBytes);
+                start = 0;
+            }
+            // Taken before the table is written, so the next call starts past every entry this one puts.
+            kept.Next = start + (uint)sourceLength;
+            kept.Busy = true;
+            int written;
+            fixed (byte* table = kept.Table)
+            {
+                written = start == 0
+                    ? Compress<ByU16, Fresh>(source, sourceLength, target, targetLength, table, 0)
+                    : Compress<ByU16, Continued>(source, sourceLength, target, targetLength, table, start);
+            }
+            kept.Busy = false;
+            return written;
+        }
+
+        /// <summary>An input on a zeroed table of its own, as liblz4 keeps it in the caller's <c>LZ4_stream_t</c> and zeroes it per call.</summary>
+        // The table is zeroed below, once: without the attribute the JIT would zero it first as well.
+        [SkipLocalsInit]
+        private static int EncodeFresh<T>(byte* source, int sourceLength, byte* target, int targetLength)
+            where T : struct, ITableType
+        {
+            // Not kept for the 32-bit table: it hashes 5 bytes and compares 4, so a fresh table's empty slot can match
+            // position 0 there, and an earlier input's entry would be rejected instead; its zeroing is small anyway.
+            byte* table = stackalloc byte[TableBytes];
+            new Span<byte>(table, TableBytes).Clear();
+            return Compress<T, Fresh>(source, sourceLength, target, targetLength, table, 0);
+        }
+
+        /// <summary>A thread's 16-bit table, kept between calls, and the position the next input starts at.</summary>
+        private sealed class KeptTable
+        {
+            public readonly byte[] Table = new byte[TableBytes];
+            public uint Next;
+            public bool Busy;
+        }
+
+        [ThreadStatic]
+        private static KeptTable? t_table;
 
         /// <summary>The span form of <see cref="Encode(byte*, int, byte*, int, LZ4Level)"/>.</summary>
         public static int Encode(ReadOnlySpan<byte> source, Span<byte> target, LZ4Level level)
@@ -89,6 +147,19 @@ namespace ArrowLz4Fast.Frames
         }
 
         private struct ByU32 : ITableType
+        {
+        }
+
+        // Whether the table may hold entries of earlier inputs (positions below the start), to be rejected.
+        private interface ITableState
+        {
+        }
+
+        private struct Fresh : ITableState
+        {
+        }
+
+        private struct Continued : ITableState
         {
         }
 
@@ -116,6 +187,15 @@ namespace ArrowLz4Fast.Frames
                 ((uint*)table)[hash] = index;
         }
 
+        /// <summary>
+        /// A table entry as a fresh table would hold it: an earlier input's (below this input's start) reads as an
+        /// empty slot, position 0 of this input.
+        /// </summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        private static uint Seen<TState>(uint index, uint startIndex)
+            where TState : struct, ITableState
+            => typeof(TState) == typeof(Continued) && index < startIndex ? startIndex : index;
+
         /// <summary>The liblz4 loop for one table type, limited output; returns 0 when the output does not fit.</summary>
         /// <remarks>
         /// Compiled fully optimised at its first call: no tier-0 code with on-stack-replacement patchpoints, whose
@@ -125,9 +205,13 @@ namespace ArrowLz4Fast.Frames
 #if NETCOREAPP3_0_OR_GREATER
         [MethodImpl(MethodImplOptions.AggressiveOptimization)]
 #endif
-        private static int Compress<T>(byte* source, int inputSize, byte* dest, int maxOutputSize, byte* table)
+        private static int Compress<T, TState>(byte* source, int inputSize, byte* dest, int maxOutputSize, byte* table, uint startIndex)
             where T : struct, ITableType
+            where TState : struct, ITableState
         {
+            // Positions count from start at the source's first byte; a fresh table's start is 0, known at compile time,
+            // so its loop is the one without the offset.
+            uint start = typeof(TState) == typeof(Continued) ? startIndex : 0;
             byte* ip = source;
             byte* anchor = source;
             byte* iend = source + inputSize;
@@ -143,7 +227,7 @@ namespace ArrowLz4Fast.Frames
                 goto LastLiteralRun;
 
             // First byte.
-            PutIndex<T>(table, Hash<T>(ip), 0);
+            PutIndex<T>(table, Hash<T>(ip), start);
             ip++;
             forwardH = Hash<T>(ip);
 
@@ -157,14 +241,14 @@ namespace ArrowLz4Fast.Frames
                     while (true)
                     {
                         uint h = forwardH;
-                        uint current = (uint)(forwardIp - source);
-                        uint matchIndex = GetIndex<T>(table, h);
+                        uint current = (uint)(forwardIp - source) + start;
+                        uint matchIndex = Seen<TState>(GetIndex<T>(table, h), start);
                         ip = forwardIp;
                         forwardIp += step;
                         step = searchMatchNb++ >> SkipTrigger;
                         if (forwardIp > mflimitPlusOne)
                             goto LastLiteralRun;
-                        match = source + matchIndex;
+                        match = source + (matchIndex - start);
                         forwardH = Hash<T>(forwardIp);
                         PutIndex<T>(table, h, current);
                         // 16-bit positions cannot be further back than the maximum distance.
@@ -237,12 +321,12 @@ namespace ArrowLz4Fast.Frames
                     break;
 
                 // Fill the table, then test the next position for an immediate match.
-                PutIndex<T>(table, Hash<T>(ip - 2), (uint)(ip - 2 - source));
+                PutIndex<T>(table, Hash<T>(ip - 2), (uint)(ip - 2 - source) + start);
                 {
                     uint h = Hash<T>(ip);
-                    uint current = (uint)(ip - source);
-                    uint matchIndex = GetIndex<T>(table, h);
-                    match = source + matchIndex;
+                    uint current = (uint)(ip - source) + start;
+                    uint matchIndex = Seen<TState>(GetIndex<T>(table, h), start);
+                    match = source + (matchIndex - start);
                     PutIndex<T>(table, h, current);
                     if ((typeof(T) == typeof(ByU16) || matchIndex + DistanceMax >= current)
                         && Unsafe.ReadUnaligned<uint>(match) == Unsafe.ReadUnaligned<uint>(ip))

@@ -56,6 +56,44 @@ namespace ArrowLz4Fast.Tests
         }
 #endif
 
+        /// <summary>
+        /// Inputs under 2 KiB run on a table the thread keeps between calls, with positions that continue from call
+        /// to call until they would overflow 16 bits: every real buffer of the corpus, cut into short pieces and
+        /// encoded one after the other on this thread (so each call starts on the entries of the calls before it, the
+        /// positions wrap many times, and each piece also follows itself, whose stale entries hash and compare equal),
+        /// must give a fresh table's bytes: K4os <c>LZ4Codec.Encode</c>'s, which zeroes its table per call.
+        /// </summary>
+        [Fact]
+        public void Short_inputs_on_the_kept_table_give_a_fresh_tables_bytes()
+        {
+            var pieces = new List<byte[]>();
+            foreach (string file in CommittedFiles().Select(f => (string)f[0]))
+            {
+                foreach ((byte[] frame, int length, _) in CorpusBuffers.Of(file))
+                {
+                    byte[] buffer = new byte[length];
+                    if (frame.Length > 0)
+                        Assert.Equal(Lz4FrameDecodeStatus.Done, Lz4FrameDecoder.Decode(frame, buffer, out _, out _));
+                    // Lengths from 1 to 2,047 in turn, so the sums at which positions wrap fall everywhere.
+                    for (int at = 0, n = 1 + (pieces.Count % 2047); at < buffer.Length; at += n, n = 1 + (pieces.Count % 2047))
+                        pieces.Add(buffer.AsSpan(at, Math.Min(n, buffer.Length - at)).ToArray());
+                }
+            }
+            Assert.True(pieces.Count > 10_000, $"{pieces.Count} pieces");
+            var random = new Random(44);
+            long wraps = 0, total = 0;
+            for (int i = 0; i < pieces.Count; i++)
+            {
+                byte[] piece = pieces[i];
+                AssertSameAsReference(piece, LZ4Codec.MaximumOutputSize(piece.Length));
+                // The same bytes again right after, and now and then into a destination too short for them.
+                AssertSameAsReference(piece, random.Next(4) == 0 ? Math.Max(0, piece.Length / 2) : piece.Length - 1);
+                total += 2L * piece.Length;
+            }
+            wraps = total / 65_535;
+            Assert.True(wraps > 100, $"{total} bytes encoded: the positions wrapped about {wraps} times");
+        }
+
         public static IEnumerable<object[]> Shapes() => ShapeNames.Select(s => new object[] { s });
 
         private static readonly string[] ShapeNames = { "zeros", "random", "mixed", "period3", "period13", "text", "ramp32", "sparse" };
