@@ -213,11 +213,23 @@ namespace ArrowLz4Fast
             // A body is all there unless the message loop defers it.
             _source = _wholeBody;
             reader = new FlatReader(_header, 8, length, metadataOffset);
-            IpcMessage message = IpcMessageParser.Parse(reader);
+            // A schema this thread verified before, byte for byte, is not walked again.
+            bool known = IpcVerifiedSchema.TryMatch(reader.Data, out IpcMessage message, out int nodes, out int buffers);
+            if (!known)
+                message = IpcMessageParser.Parse(reader);
             _message = message;
             _messagesParsed++;
             ObserveMessage(message, length);
-            _layouts.Observe(reader, message);
+            if (known)
+            {
+                _layouts.ObserveVerifiedSchema(nodes, buffers);
+            }
+            else
+            {
+                _layouts.Observe(reader, message);
+                if (message.HeaderType == IpcMessageParser.HeaderSchema && _layouts.TryCountsOnly(out nodes, out buffers))
+                    IpcVerifiedSchema.Remember(reader.Data, message, nodes, buffers);
+            }
             BinaryPrimitives.WriteInt32LittleEndian(_header, Continuation);
             BinaryPrimitives.WriteInt32LittleEndian(_header.AsSpan(4), length);
             if (!message.Lz4)

@@ -56,6 +56,28 @@ namespace ArrowLz4Fast.Ipc
             }
         }
 
+        /// <summary>
+        /// Takes a schema verified before, with the same bytes, whose layout <see cref="TryCountsOnly"/> gave: as
+        /// <see cref="Observe"/> would leave things after it.
+        /// </summary>
+        public void ObserveVerifiedSchema(int nodes, int buffers)
+        {
+            _summary.Dictionaries?.Clear();
+            _summary.NullNodes?.Clear();
+            _summary.Nodes = nodes;
+            _summary.Buffers = buffers;
+            _missing = 0;
+            _schema = true;
+        }
+
+        /// <summary>Whether the last schema's layout is only its counts (no dictionary ids, no Null fields), and those counts.</summary>
+        public bool TryCountsOnly(out int nodes, out int buffers)
+        {
+            nodes = _summary.Nodes;
+            buffers = _summary.Buffers;
+            return _schema && _summary.Dictionaries is not { Count: > 0 } && _summary.NullNodes is not { Count: > 0 };
+        }
+
         // Arrow .NET builds a Null field's array only when its node's null count is its length.
         private void NullNodes(FlatReader reader, in IpcMessage message, bool dictionary, string what)
         {
