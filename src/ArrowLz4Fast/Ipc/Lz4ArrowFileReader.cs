@@ -190,7 +190,7 @@ namespace ArrowLz4Fast
             {
                 int got = _file.ReadAt(block.Offset, metadata.AsSpan(0, block.MetadataLength));
                 IpcMessage message = IpcFileFooter.CheckMessage(metadata, got, block, IpcMessageParser.HeaderRecordBatch, out FlatReader flat);
-                passesThrough = CheckCodec(CompressedOtherwise(flat, message, block), block, $"record batch {index}") || _dictionariesPassThrough;
+                passesThrough = CheckCodec(CompressedOtherwise(message), block, $"record batch {index}") || _dictionariesPassThrough;
                 splice = BatchStream(block, metadata);
                 using var reader = Reader(splice);
                 batch = reader.ReadNextRecordBatch();
@@ -231,7 +231,7 @@ namespace ArrowLz4Fast
             {
                 int got = await _file.ReadAtAsync(block.Offset, metadata.AsMemory(0, block.MetadataLength), cancellationToken).ConfigureAwait(false);
                 IpcMessage message = IpcFileFooter.CheckMessage(metadata, got, block, IpcMessageParser.HeaderRecordBatch, out FlatReader flat);
-                passesThrough = CheckCodec(CompressedOtherwise(flat, message, block), block, $"record batch {index}") || _dictionariesPassThrough;
+                passesThrough = CheckCodec(CompressedOtherwise(message), block, $"record batch {index}") || _dictionariesPassThrough;
                 splice = BatchStream(block, metadata);
                 using var reader = Reader(splice);
                 batch = await reader.ReadNextRecordBatchAsync(cancellationToken).ConfigureAwait(false);
@@ -309,21 +309,10 @@ namespace ArrowLz4Fast
             e is not (IOException or OperationCanceledException or ObjectDisposedException or NotSupportedException or InvalidDataException or OutOfMemoryException);
 
         /// <summary>
-        /// Whether the message in <paramref name="block"/> is ZSTD-compressed (so passes through the stream path for the
-        /// codec factory); a body compression the format does not define (which Arrow .NET's reader would meet with
-        /// NotImplementedException) is invalid.
+        /// Whether the message is ZSTD-compressed (so passes through the stream path for the codec factory): a compressed
+        /// body that is not LZ4_FRAME, since Parse refuses a codec or method the format does not define.
         /// </summary>
-        private static bool CompressedOtherwise(FlatReader reader, in IpcMessage message, in IpcFileBlock block)
-        {
-            if (!message.Compressed || message.Lz4)
-                return false;
-            FlatTable compression = reader.SubTable(message.Batch, IpcMessageParser.RecordBatchCompression, "RecordBatch.compression");
-            int codec = reader.UInt8(compression, IpcMessageParser.CompressionCodec, IpcMessageParser.CodecLz4Frame, "BodyCompression.codec");
-            int method = reader.UInt8(compression, IpcMessageParser.CompressionMethod, IpcMessageParser.MethodBuffer, "BodyCompression.method");
-            if (codec != IpcMessageParser.CodecZstd || method != IpcMessageParser.MethodBuffer)
-                IpcErrors.Throw(reader.InputOffset(compression.Position), $"{block.Name}: its body compression (codec {codec}, method {method}) is none the format defines (codec LZ4_FRAME 0 or ZSTD 1, method BUFFER 0)");
-            return true;
-        }
+        private static bool CompressedOtherwise(in IpcMessage message) => message.Compressed && !message.Lz4;
 
         /// <summary>
         /// Whether the body of the message in <paramref name="block"/> passes through the stream path compressed
@@ -378,7 +367,7 @@ namespace ArrowLz4Fast
                 if (!seen.Add(message.DictionaryId) && !delta)
                     IpcErrors.Throw(block.Offset, $"{block.Name} replaces dictionary id {message.DictionaryId}, which the file format does not allow (only deltas)");
                 ids[i] = message.DictionaryId;
-                compressedOtherwise[i] = CompressedOtherwise(reader, message, block);
+                compressedOtherwise[i] = CompressedOtherwise(message);
                 pieces[1 + (2 * i)] = IpcSpliceStream.Piece.Memory(metadata, block.Offset, 0, block.MetadataLength);
                 pieces[2 + (2 * i)] = IpcSpliceStream.Piece.File(block.Body, block.BodyLength);
             }
