@@ -48,11 +48,10 @@ namespace Microsoft.Extensions.DependencyInjection
             configure?.Invoke(options);
             if (!options.MaxReceiveMessageSizeIsSet)
             {
-                int? limit = server.MaxReceiveMessageSize;
-                options.MaxReceiveMessageSize = limit ?? DefaultMaxReceiveMessageSize;
-                options.MaxReceiveMessageSizeSource = limit is null
-                    ? $"ArrowLz4FlightServerBuilderExtensions.DefaultMaxReceiveMessageSize, taken because the server's GrpcServiceOptions.MaxReceiveMessageSize is null"
-                    : "the server's GrpcServiceOptions.MaxReceiveMessageSize";
+                (int limit, string source) = FlightCodecSettings.FromTransport(server.MaxReceiveMessageSize,
+                    "the server's GrpcServiceOptions.MaxReceiveMessageSize", $"{nameof(ArrowLz4FlightServerBuilderExtensions)}.{nameof(DefaultMaxReceiveMessageSize)}");
+                options.MaxReceiveMessageSize = limit;
+                options.MaxReceiveMessageSizeSource = source;
             }
             return options;
         }

@@ -57,11 +57,9 @@ namespace ArrowLz4Fast.Flight
             options ??= new Lz4FlightClientOptions();
             if (channelOptions is null || options.MaxReceiveMessageSizeIsSet)
                 return channel.Intercept(new Lz4FlightClientInterceptor(options));
-            int? limit = channelOptions.MaxReceiveMessageSize;
-            string source = limit is null
-                ? "ArrowLz4FlightExtensions.DefaultMaxReceiveMessageSize, taken because the channel's GrpcChannelOptions.MaxReceiveMessageSize is null"
-                : "the channel's GrpcChannelOptions.MaxReceiveMessageSize";
-            return channel.Intercept(new Lz4FlightClientInterceptor(options, limit ?? DefaultMaxReceiveMessageSize, source));
+            (int limit, string source) = FlightCodecSettings.FromTransport(channelOptions.MaxReceiveMessageSize,
+                "the channel's GrpcChannelOptions.MaxReceiveMessageSize", $"{nameof(ArrowLz4FlightExtensions)}.{nameof(DefaultMaxReceiveMessageSize)}");
+            return channel.Intercept(new Lz4FlightClientInterceptor(options, limit, source));
         }
 
         /// <summary>A call invoker for <c>new FlightClient(invoker)</c> that reads (and optionally writes) compressed Flight data.</summary>

@@ -57,6 +57,16 @@ namespace ArrowLz4Fast.Flight
         /// <summary>How a refusal over the message limit tells the operator to raise it.</summary>
         public string MessageLimitAdvice { get; }
 
+        /// <summary>
+        /// The decoded-message limit a transport's own receive limit gives (the server's or the channel's, named by
+        /// <paramref name="option"/>), or <see cref="ArrowLz4FlightExtensions.DefaultMaxReceiveMessageSize"/> when it is
+        /// null, under <paramref name="defaultName"/>; and where it came from, as refusals name it.
+        /// </summary>
+        public static (int Limit, string Source) FromTransport(int? limit, string option, string defaultName) =>
+            limit is null
+                ? (ArrowLz4FlightExtensions.DefaultMaxReceiveMessageSize, $"{defaultName}, taken because {option} is null")
+                : (limit.Value, option);
+
         /// <summary>A message limit given as gRPC gives one (<see langword="null"/> for none) as a body length.</summary>
         public static long BodyLimit(int? maxReceiveMessageSize)
         {
