@@ -171,9 +171,11 @@ namespace ArrowLz4Fast.Fuzz
             Exception? ourError = null, referenceError = null;
             try
             {
-                // Half the mutants are read from a file: on .NET 8 at positions, each thread reading the buffers it decodes.
-                Stream input = random.Next(2) == 0 ? new MemoryStream(bytes, writable: false) : TemporaryFile(bytes);
-                ours = ReadAll(new IpcDecompressingStream(input, options), file: false);
+                // Half the mutants are read from a file: on .NET 8 at positions, each thread reading the buffers it
+                // decodes; half of those asynchronously (positional reads defer there too).
+                int from = random.Next(4);
+                Stream input = from < 2 ? new MemoryStream(bytes, writable: false) : TemporaryFile(bytes);
+                ours = ReadAll(new IpcDecompressingStream(input, options), file: false, asynchronous: from == 3);
             }
             catch (Exception e)
             {
@@ -223,14 +225,14 @@ namespace ArrowLz4Fast.Fuzz
             return file;
         }
 
-        private static List<RecordBatch> ReadAll(Stream stream, bool file)
+        private static List<RecordBatch> ReadAll(Stream stream, bool file, bool asynchronous = false)
         {
             var factory = new Lz4FastCodecFactory(new Apache.Arrow.Compression.CompressionCodecFactory());
             using ArrowStreamReader reader = file ? new ArrowFileReader(stream, SlabMemoryAllocator.Shared, factory, leaveOpen: false) : new ArrowStreamReader(stream, SlabMemoryAllocator.Shared, factory, leaveOpen: false);
             var batches = new List<RecordBatch>();
             try
             {
-                while (reader.ReadNextRecordBatch() is RecordBatch batch)
+                while ((asynchronous ? reader.ReadNextRecordBatchAsync().AsTask().GetAwaiter().GetResult() : reader.ReadNextRecordBatch()) is RecordBatch batch)
                     batches.Add(batch);
             }
             catch

@@ -17,8 +17,8 @@ namespace ArrowLz4Fast
     /// <remarks>
     /// Everything is checked as before: the heads are what the layout reads in any case, the buffers decode from the
     /// bytes brought afterwards, and each buffer's frame must decode to exactly what its prefix declared. Only for
-    /// synchronous reads (the head reads are synchronous), bodies long enough to decode in parallel with at least two
-    /// buffers, and inputs that hold the whole body.
+    /// synchronous reads (the head reads are synchronous) or an input read at positions (whose reads are synchronous
+    /// in any case), bodies long enough to decode in parallel with at least two buffers, and inputs that hold the whole body.
     /// </remarks>
     public sealed partial class IpcDecompressingStream
     {
@@ -36,7 +36,7 @@ namespace ArrowLz4Fast
 
         /// <summary>Whether the input may defer a body of <paramref name="length"/> bytes (of <paramref name="buffers"/> buffers) starting where it stands.</summary>
         private bool MayDefer(long length, int buffers) =>
-            _decoder.Degree > 1 && _input.CanReadAhead && _synchronous && !_input.HasLookahead && Deferrable(length, buffers);
+            _decoder.Degree > 1 && _input.CanReadAhead && (_synchronous || _input.ReadsAtPositions) && !_input.HasLookahead && Deferrable(length, buffers);
 
         /// <summary>
         /// Reads the heads of the body's buffers at their positions, and leaves the input where its deferred kind wants

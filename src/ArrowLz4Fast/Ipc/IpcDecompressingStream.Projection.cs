@@ -180,6 +180,8 @@ namespace ArrowLz4Fast
         /// <inheritdoc cref="GatherSync"/>
         private async ValueTask<int> GatherAsync(CancellationToken cancellationToken)
         {
+            if (TryDeferGather())
+                return _gatherLength;
             long cursor = BeginGather();
             for (int i = 0; i < _gatherCount; i++)
             {

@@ -39,7 +39,10 @@ namespace ArrowLz4Fast.Ipc
             Length = length;
         }
 
-        /// <summary>Brings what is left of the body asynchronously, before a decode (an asynchronous read of a body a synchronous one deferred).</summary>
+        /// <summary>
+        /// Brings, asynchronously, what an asynchronous read needs before the decode: what is left of a body arriving
+        /// from a stream. A body read at positions brings nothing here: its decode reads it, as a synchronous read's does.
+        /// </summary>
         public abstract ValueTask BringAllAsync(CancellationToken cancellationToken);
     }
 }

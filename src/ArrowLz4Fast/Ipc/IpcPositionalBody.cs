@@ -76,8 +76,8 @@ namespace ArrowLz4Fast.Ipc
         /// <inheritdoc/>
         public override ValueTask BringAllAsync(CancellationToken cancellationToken)
         {
-            // Positional reads of a file are synchronous; an asynchronous read reads the body whole here, before its decode.
-            BringAll();
+            // Positional reads are synchronous either way: read by the threads that claim the buffers, the copy is spread
+            // over them, where here the calling thread alone would read the whole body before the decode.
             return default;
         }
 

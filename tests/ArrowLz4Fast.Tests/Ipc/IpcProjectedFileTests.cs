@@ -140,6 +140,59 @@ namespace ArrowLz4Fast.Tests
         }
 
         /// <summary>
+        /// An asynchronous read of a body from a file leaves its buffers to the threads that decode them, as a
+        /// synchronous read does, with and without a projection: the package's helper threads read some of them (Linux
+        /// counts reads per thread). Whether a helper claims a buffer of one read depends on timing, so up to 20 reads;
+        /// a body read whole by the calling thread before its decode leaves the helpers nothing to read in any of them.
+        /// </summary>
+        [Theory]
+        [InlineData(true)]
+        [InlineData(false)]
+        public async Task An_asynchronous_read_leaves_a_files_buffers_to_the_decoding_threads(bool project)
+        {
+            if (!Directory.Exists("/proc/self/task"))
+                return;
+            string path = Path.Combine(_directory, "strings.arrows");
+            File.WriteAllBytes(path, File.ReadAllBytes(Corpus.Committed(Strings)));
+            var options = new Lz4FastOptions { MaxDegreeOfParallelism = 2, MinimumParallelLength = 1 };
+            if (project)
+                options.Projection = IpcProjection.ByIndex(1);
+            long helpersRead = 0;
+            for (int attempt = 0; attempt < 20 && helpersRead == 0; attempt++)
+            {
+                Dictionary<string, long> before = HelperThreadsBytesRead();
+                using (var reader = new ArrowStreamReader(new IpcDecompressingStream(File.OpenRead(path), options), SlabMemoryAllocator.Shared, Factory(), leaveOpen: false))
+                {
+                    while (await reader.ReadNextRecordBatchAsync() is RecordBatch batch)
+                        batch.Dispose();
+                }
+                foreach (KeyValuePair<string, long> helper in HelperThreadsBytesRead())
+                    helpersRead += helper.Value - (before.TryGetValue(helper.Key, out long earlier) ? earlier : 0);
+                _output.WriteLine($"attempt {attempt}: helper threads read {helpersRead} bytes");
+            }
+            Assert.True(helpersRead > 0, "no helper thread read any buffer of the file in 20 asynchronous reads");
+        }
+
+        /// <summary>Bytes read so far by each of the package's helper threads (named "ArrowLz4Fast helper n"; Linux keeps 15 characters).</summary>
+        private static Dictionary<string, long> HelperThreadsBytesRead()
+        {
+            var read = new Dictionary<string, long>();
+            foreach (string task in Directory.GetDirectories("/proc/self/task"))
+            {
+                try
+                {
+                    if (File.ReadAllText(Path.Combine(task, "comm")).StartsWith("ArrowLz4Fast he", StringComparison.Ordinal))
+                        read[task] = ReadChars(Path.Combine(task, "io"));
+                }
+                catch (IOException)
+                {
+                    // The thread exited meanwhile.
+                }
+            }
+            return read;
+        }
+
+        /// <summary>
         /// Every byte the process reads while a file is read with a projection (Linux counts them; no other test runs
         /// meanwhile): at most 1.2 times the selected buffers' compressed bytes plus the metadata, and at least the
         /// selected buffers.
