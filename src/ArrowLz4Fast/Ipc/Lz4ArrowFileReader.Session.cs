@@ -71,6 +71,9 @@ namespace ArrowLz4Fast
         /// </summary>
         private long Feed(in IpcFileBlock block, byte[] metadata)
         {
+            // A stream path left short of its end (a read abandoned before the stream path ran) is not continued.
+            if (_reader is not null && _splice!.Position != _splice.Length)
+                EndSession();
             bool open = _reader is not null;
             int most = 3 + _dictionaryPieces!.Length + (_unused?.Length ?? 0);
             if (_pieces.Length < most)

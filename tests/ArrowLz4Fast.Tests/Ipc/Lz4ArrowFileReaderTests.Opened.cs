@@ -17,7 +17,7 @@ namespace ArrowLz4Fast.Tests
     /// <summary>
     /// One reader opened once and read many times: it keeps its stream path, schema and dictionaries, so a read costs a
     /// small constant of managed memory; batches read in any order, again and again, equal ArrowFileReader's, earlier
-    /// ones staying right while later ones are read; a failed read leaves the reader reading other batches right.
+    /// ones staying right while later ones are read; a failed or cancelled read leaves the reader reading other batches right.
     /// </summary>
     public sealed partial class Lz4ArrowFileReaderTests
     {
@@ -144,6 +144,35 @@ namespace ArrowLz4Fast.Tests
                         using RecordBatch got = await Read(reader, i, asynchronous);
                         AssertProjected(expected[i], selected, got, $"batch {i} after the failure (async {asynchronous})");
                     }
+                }
+            }
+            finally
+            {
+                ArrowData.DisposeAll(expected);
+            }
+        }
+
+        /// <summary>A read cancelled after its batch was given to the stream path leaves the reader reading the next batches right.</summary>
+        [Theory]
+        [InlineData(Input.Memory)]
+        [InlineData(Input.SeekableStream)]
+        public async Task A_cancelled_read_leaves_the_reader_reading_right(Input input)
+        {
+            byte[] file = FileOf(Corpus.Committed("ipc/pyarrow/nested_dict.arrows"));
+            List<RecordBatch> expected = Enumerable.Range(0, 3).Select(i => Expected(file, i)).ToList();
+            int[] selected = Enumerable.Range(0, expected[0].ColumnCount).ToArray();
+            try
+            {
+                using Lz4ArrowFileReader reader = Open(file, Write(file), input, new Lz4FastOptions { MaxDegreeOfParallelism = 2 });
+                using (RecordBatch first = reader.ReadRecordBatch(0))
+                    AssertProjected(expected[0], selected, first, "batch 0 before the cancelled read");
+                using var cancelled = new System.Threading.CancellationTokenSource();
+                cancelled.Cancel();
+                await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => (await reader.ReadRecordBatchAsync(1, cancelled.Token)).Dispose());
+                foreach (int i in new[] { 2, 1, 0 })
+                {
+                    using RecordBatch got = reader.ReadRecordBatch(i);
+                    AssertProjected(expected[i], selected, got, $"batch {i} after the cancelled read");
                 }
             }
             finally
