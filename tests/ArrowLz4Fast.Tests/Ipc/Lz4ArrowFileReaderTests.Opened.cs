@@ -86,7 +86,7 @@ namespace ArrowLz4Fast.Tests
                     // Back to front, each batch twice in a row, then at random with repeats.
                     IEnumerable<int> order = Enumerable.Range(0, count).Reverse().SelectMany(i => new[] { i, i })
                         .Concat(Enumerable.Range(0, 3 * count).Select(_ => random.Next(count)));
-                    // Some batches are kept while later ones are read: their dictionaries must stay theirs.
+                    // Some batches are kept while later ones are read, and after the reader is disposed: their dictionaries must stay theirs.
                     var kept = new List<(int Index, RecordBatch Batch)>();
                     int n = 0;
                     foreach (int i in order)
@@ -99,6 +99,8 @@ namespace ArrowLz4Fast.Tests
                         else
                             got.Dispose();
                     }
+                    // Batches outlive their reader, as ArrowFileReader's do.
+                    reader.Dispose();
                     foreach ((int index, RecordBatch batch) in kept)
                     {
                         AssertProjected(expected[index], selected, batch, $"{stream} {input} [{string.Join(",", selected)}] batch {index} kept");
