@@ -33,6 +33,9 @@ namespace ArrowLz4Fast
         private bool _projected;
         private byte[]? _skipScratch;
 
+        /// <summary>The projection of the last schema read; null before one, or without a projection.</summary>
+        internal IpcProjectionPlan? Plan => _plan;
+
         /// <summary>A projection that leaves fields out is in force (one selecting every field reads as without one).</summary>
         private bool Projecting => _plan is { IsAll: false };
 

@@ -9,14 +9,15 @@ namespace ArrowLz4Fast.Ipc
     /// A read-only, seekable IPC stream spliced from pieces: bytes in memory (a schema message, cached dictionary
     /// messages, a batch's metadata, the end-of-stream marker) and ranges of a file read at positions only when the
     /// stream is read there. <see cref="IpcDecompressingStream"/> reads it like any seekable input, so a projection
-    /// seeks past the unselected buffers of a file range and they are never read.
+    /// seeks past the unselected buffers of a file range and they are never read. A reader kept open on it reads on
+    /// when more pieces are given (<see cref="Continue"/>): the stream then goes on where it ended.
     /// </summary>
     internal sealed class IpcSpliceStream : Stream
     {
         private readonly IpcFileSource _file;
-        private readonly Piece[] _pieces;
-        private readonly int _count;
-        private readonly long _length;
+        private Piece[] _pieces;
+        private int _count;
+        private long _length;
         private long _position;
         private int _piece;
 
@@ -27,14 +28,7 @@ namespace ArrowLz4Fast.Ipc
         {
             _file = file;
             _pieces = pieces;
-            _count = count;
-            long at = 0;
-            for (int i = 0; i < count; i++)
-            {
-                _pieces[i].Start = at;
-                at += _pieces[i].Length;
-            }
-            _length = at;
+            Place(pieces, count, 0);
         }
 
         /// <inheritdoc/>
@@ -59,6 +53,12 @@ namespace ArrowLz4Fast.Ipc
                 _position = value;
             }
         }
+
+        /// <summary>
+        /// Makes <paramref name="pieces"/> the stream's next bytes, after its end: the pieces before are dropped (read
+        /// already), and positions go on counting from the end. The array is kept, as by the constructor.
+        /// </summary>
+        public void Continue(Piece[] pieces, int count) => Place(pieces, count, _length);
 
         /// <summary>
         /// Where <paramref name="position"/> of this stream lies in the file: its place in a file range, or the file
@@ -147,6 +147,19 @@ namespace ArrowLz4Fast.Ipc
                 piece.Bytes.Span.Slice((int)within, n).CopyTo(buffer.Span);
             _position += n;
             return n;
+        }
+
+        private void Place(Piece[] pieces, int count, long at)
+        {
+            _pieces = pieces;
+            _count = count;
+            _piece = 0;
+            for (int i = 0; i < count; i++)
+            {
+                _pieces[i].Start = at;
+                at += _pieces[i].Length;
+            }
+            _length = at;
         }
 
         /// <summary>The piece holding the position and the position's place in it; false at or past the end.</summary>

@@ -25,28 +25,32 @@ namespace ArrowLz4Fast
     /// using var file = new Lz4ArrowFileReader(path, new Lz4FastOptions { Projection = IpcProjection.ByName("id", "price") }, null);
     /// using RecordBatch last = file.ReadRecordBatch(file.RecordBatchCount - 1);
     /// </code>
-    /// Opening reads and checks the footer and the schema. The dictionary batches the selected fields use are read and
-    /// decompressed once, at the first batch read, and kept in memory for every later one; as in Arrow C++, every batch
-    /// sees each dictionary with all its deltas applied in the footer's order. Each read verifies the batch's message
-    /// whole. ZSTD bodies are decompressed by the codec factory given to the constructor. Malformed input is an
+    /// Opening reads and checks the footer and the schema, and keeps one stream path and one Arrow stream reader open on
+    /// them for every later read. The dictionary batches the selected fields use are read and decompressed once, at the
+    /// first batch read, and kept by that reader; each read then gives it only the batch's message. As in Arrow C++,
+    /// every batch sees each dictionary with all its deltas applied in the footer's order; the batches share those
+    /// dictionaries only when disposing one cannot free them (no delta and no ZSTD dictionary is selected), else each
+    /// read has its own copy, made from the dictionaries kept decompressed in memory. Each read verifies the batch's
+    /// message whole. ZSTD bodies are decompressed by the codec factory given to the constructor. Malformed input is an
     /// <see cref="InvalidDataException"/> whose inner <see cref="Lz4FrameException"/> has the byte offset in the file;
     /// a ZSTD body with no codec factory given, or a schema Arrow .NET cannot read, is a
-    /// <see cref="NotSupportedException"/>. An instance is not safe for concurrent use.
+    /// <see cref="NotSupportedException"/>. A read that fails (malformed data, an I/O error, cancellation) leaves the
+    /// reader usable: the stream path it failed in is dropped, and the next read starts a new one from the schema and
+    /// dictionaries, so it gives its batch, or its own error, as a fresh reader would. An instance is not thread-safe,
+    /// as <c>ArrowFileReader</c> is not: one read at a time.
     /// </remarks>
-    public sealed class Lz4ArrowFileReader : IDisposable
+    public sealed partial class Lz4ArrowFileReader : IDisposable
     {
-
-        private static readonly byte[] s_end = { 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0 };
-
         private readonly IpcFileSource _file;
         private readonly IpcFileFooter _footer;
         private readonly Lz4FastOptions _options;
         private readonly MemoryAllocator _allocator;
         private readonly ICompressionCodecFactory? _codecs;
         private readonly Schema _schema;
-        private byte[]? _dictionaries;
-        private bool _dictionariesPassThrough;
-        private IpcSpliceStream.Piece[]? _unused;
+        private readonly IpcProjectionPlan? _plan;
+
+        // The batch's metadata, read into an array kept for every read.
+        private byte[] _metadata = System.Array.Empty<byte>();
         private bool _disposed;
 
         /// <summary>Opens the IPC file at <paramref name="path"/>, read at positions on its handle, with the default options.</summary>
@@ -157,9 +161,11 @@ namespace ArrowLz4Fast
                 _codecs = compressionCodecFactory;
                 _footer = IpcFileFooter.Read(file);
                 _schema = ReadSchema();
+                _plan = _stream!.Plan;
             }
             catch
             {
+                EndSession();
                 file.Dispose();
                 throw;
             }
@@ -180,35 +186,26 @@ namespace ArrowLz4Fast
         public RecordBatch ReadRecordBatch(int index)
         {
             IpcFileBlock block = Block(index);
-            if (_dictionaries is null)
-                ReadDictionaries(async: false, default).GetAwaiter().GetResult();
-            byte[] metadata = ArrayPool<byte>.Shared.Rent(block.MetadataLength);
-            IpcSpliceStream? splice = null;
-            bool passesThrough = false;
+            if (_dictionaryPieces is null)
+                PrepareDictionaries(async: false, default).GetAwaiter().GetResult();
+            byte[] metadata = Metadata(block.MetadataLength);
+            int got = _file.ReadAt(block.Offset, metadata.AsSpan(0, block.MetadataLength));
+            bool passesThrough = CheckBatch(metadata, got, block, index);
+            long start = Feed(block, metadata);
             RecordBatch? batch;
             try
             {
-                int got = _file.ReadAt(block.Offset, metadata.AsSpan(0, block.MetadataLength));
-                IpcMessage message = IpcFileFooter.CheckMessage(metadata, got, block, IpcMessageParser.HeaderRecordBatch, out FlatReader flat);
-                passesThrough = CheckCodec(CompressedOtherwise(message), block, $"record batch {index}") || _dictionariesPassThrough;
-                splice = BatchStream(block, metadata);
-                using var reader = Reader(splice);
-                batch = reader.ReadNextRecordBatch();
+                batch = _reader!.ReadNextRecordBatch();
             }
-            catch (InvalidDataException e) when (InFile(e, splice, index, block.Offset) is { } located)
+            catch (Exception e)
             {
+                InvalidDataException? located = Located(e, index, block, start, passesThrough);
+                EndSession();
+                if (located is null)
+                    throw;
                 throw located;
             }
-            catch (Exception e) when (splice is not null && (IsArrowsOwnFailure(e) || (passesThrough && IsCodecFailure(e))))
-            {
-                throw IpcErrors.At(block.Offset, $"record batch {index} of the IPC file: Arrow's reader failed on the message ({e.GetType().Name}: {e.Message})", e);
-            }
-            finally
-            {
-                ArrayPool<byte>.Shared.Return(metadata);
-            }
-            // The message was checked to be a record batch: the stream path serves it or throws.
-            return batch ?? throw IpcErrors.At(block.Offset, $"{block.Name}: no record batch was read");
+            return Served(batch, block);
         }
 
         /// <summary>Reads record batch <paramref name="index"/> of the file asynchronously.</summary>
@@ -221,43 +218,35 @@ namespace ArrowLz4Fast
         public async ValueTask<RecordBatch> ReadRecordBatchAsync(int index, CancellationToken cancellationToken = default)
         {
             IpcFileBlock block = Block(index);
-            if (_dictionaries is null)
-                await ReadDictionaries(async: true, cancellationToken).ConfigureAwait(false);
-            byte[] metadata = ArrayPool<byte>.Shared.Rent(block.MetadataLength);
-            IpcSpliceStream? splice = null;
-            bool passesThrough = false;
+            if (_dictionaryPieces is null)
+                await PrepareDictionaries(async: true, cancellationToken).ConfigureAwait(false);
+            byte[] metadata = Metadata(block.MetadataLength);
+            int got = await _file.ReadAtAsync(block.Offset, metadata.AsMemory(0, block.MetadataLength), cancellationToken).ConfigureAwait(false);
+            bool passesThrough = CheckBatch(metadata, got, block, index);
+            long start = Feed(block, metadata);
             RecordBatch? batch;
             try
             {
-                int got = await _file.ReadAtAsync(block.Offset, metadata.AsMemory(0, block.MetadataLength), cancellationToken).ConfigureAwait(false);
-                IpcMessage message = IpcFileFooter.CheckMessage(metadata, got, block, IpcMessageParser.HeaderRecordBatch, out FlatReader flat);
-                passesThrough = CheckCodec(CompressedOtherwise(message), block, $"record batch {index}") || _dictionariesPassThrough;
-                splice = BatchStream(block, metadata);
-                using var reader = Reader(splice);
-                batch = await reader.ReadNextRecordBatchAsync(cancellationToken).ConfigureAwait(false);
+                batch = await _reader!.ReadNextRecordBatchAsync(cancellationToken).ConfigureAwait(false);
             }
-            catch (InvalidDataException e) when (InFile(e, splice, index, block.Offset) is { } located)
+            catch (Exception e)
             {
+                InvalidDataException? located = Located(e, index, block, start, passesThrough);
+                EndSession();
+                if (located is null)
+                    throw;
                 throw located;
             }
-            catch (Exception e) when (splice is not null && (IsArrowsOwnFailure(e) || (passesThrough && IsCodecFailure(e))))
-            {
-                throw IpcErrors.At(block.Offset, $"record batch {index} of the IPC file: Arrow's reader failed on the message ({e.GetType().Name}: {e.Message})", e);
-            }
-            finally
-            {
-                ArrayPool<byte>.Shared.Return(metadata);
-            }
-            // The message was checked to be a record batch: the stream path serves it or throws.
-            return batch ?? throw IpcErrors.At(block.Offset, $"{block.Name}: no record batch was read");
+            return Served(batch, block);
         }
 
-        /// <summary>Closes the file (unless it was left open).</summary>
+        /// <summary>Closes the file (unless it was left open). Batches read stay usable.</summary>
         public void Dispose()
         {
             if (_disposed)
                 return;
             _disposed = true;
+            EndSession();
             _file.Dispose();
         }
 
@@ -270,195 +259,31 @@ namespace ArrowLz4Fast
             return _footer.RecordBatches[index];
         }
 
-        /// <summary>The schema as Arrow reads it from the footer's, through the stream path (verified, projected).</summary>
-        private Schema ReadSchema()
+        /// <summary>The array the batch's metadata is read into, kept from read to read.</summary>
+        private byte[] Metadata(int length)
         {
-            var pieces = new[] { SchemaPiece(), End(_footer.Offset) };
-            var splice = new IpcSpliceStream(_file, pieces, pieces.Length);
-            try
-            {
-                using var reader = Reader(splice);
-                return reader.Schema;
-            }
-            catch (InvalidDataException e) when (InFile(e, splice, -1, _footer.Offset) is { } located)
-            {
-                throw located;
-            }
-            catch (Exception e) when (IsArrowsOwnFailure(e))
-            {
-                throw IpcErrors.At(_footer.Offset, $"the IPC file's schema: Arrow's reader failed on it ({e.GetType().Name}: {e.Message})", e);
-            }
+            if (_metadata.Length < length)
+                _metadata = new byte[Math.Max(length, 2 * _metadata.Length)];
+            return _metadata;
         }
 
         /// <summary>
-        /// What Arrow's reader throws on metadata it does not check that the stream path passes on unchanged (a
-        /// record batch passing through uncompressed whose buffer vector is short: a NullReferenceException; a delta
-        /// dictionary whose null count has no validity buffer, which Arrow concatenates with a bare Exception). The
-        /// file's own failures (IOException) and cancellation pass as they are.
+        /// Checks the batch's metadata against its block before the stream path sees it (a record batch, of the block's
+        /// lengths); true when its body passes through compressed (ZSTD), or a dictionary it may use did.
         /// </summary>
-        private static bool IsArrowsOwnFailure(Exception e) =>
-            e is NullReferenceException or IndexOutOfRangeException or ArgumentException or OverflowException or InvalidCastException
-            || (e is InvalidOperationException && e is not ObjectDisposedException)
-            || e.GetType() == typeof(Exception);
-
-        /// <summary>
-        /// What a codec factory throws on a body it cannot decompress (ZstdSharp's ZstdException, say): any exception but
-        /// the file's own failures, cancellation and the contract's own types.
-        /// </summary>
-        private static bool IsCodecFailure(Exception e) =>
-            e is not (IOException or OperationCanceledException or ObjectDisposedException or NotSupportedException or InvalidDataException or OutOfMemoryException);
-
-        /// <summary>
-        /// Whether the message is ZSTD-compressed (so passes through the stream path for the codec factory): a compressed
-        /// body that is not LZ4_FRAME, since Parse refuses a codec or method the format does not define.
-        /// </summary>
-        private static bool CompressedOtherwise(in IpcMessage message) => message.Compressed && !message.Lz4;
-
-        /// <summary>
-        /// Whether the body of the message in <paramref name="block"/> passes through the stream path compressed
-        /// (<paramref name="compressedOtherwise"/>: ZSTD), for the codec factory to decompress; refused when none was given.
-        /// </summary>
-        private bool CheckCodec(bool compressedOtherwise, in IpcFileBlock block, string what)
+        private bool CheckBatch(byte[] metadata, int got, in IpcFileBlock block, int index)
         {
-            if (!compressedOtherwise)
-                return false;
-            if (_codecs is null)
-            {
-                throw new NotSupportedException(
-                    $"The {what} of the IPC file (its message at byte offset {block.Offset}) has a ZSTD-compressed body. Lz4ArrowFileReader "
-                    + "decodes LZ4_FRAME bodies itself and others with the codec factory given to its constructor (compressionCodecFactory), "
-                    + "e.g. new Apache.Arrow.Compression.CompressionCodecFactory(); none was given.");
-            }
-            return true;
+            IpcMessage message = IpcFileFooter.CheckMessage(metadata, got, block, IpcMessageParser.HeaderRecordBatch, out _);
+            return CheckCodec(CompressedOtherwise(message), block, index, 0) || _dictionariesPassThrough;
         }
 
-        /// <summary>
-        /// Reads the dictionary batches the selected fields use through the stream path once, and keeps them
-        /// decompressed: the messages between the schema and the end-of-stream marker of what the stream served. The
-        /// others (which the projection drops) keep only their metadata: every batch's stream still shows them to the
-        /// stream path, which checks that each dictionary the schema names comes before a batch, and seeks past their
-        /// bodies in the file without reading them.
-        /// </summary>
-        private async Task ReadDictionaries(bool async, CancellationToken cancellationToken)
+        /// <summary>The batch the stream path served; a stream path that holds its dictionaries apart from the batches' is dropped now.</summary>
+        private RecordBatch Served(RecordBatch? batch, in IpcFileBlock block)
         {
-            IpcFileBlock[] blocks = _footer.Dictionaries;
-            if (blocks.Length == 0)
-            {
-                _unused = System.Array.Empty<IpcSpliceStream.Piece>();
-                _dictionaries = System.Array.Empty<byte>();
-                return;
-            }
-            var pieces = new IpcSpliceStream.Piece[2 + (2 * blocks.Length)];
-            var ids = new long[blocks.Length];
-            var compressedOtherwise = new bool[blocks.Length];
-            pieces[0] = SchemaPiece();
-            var seen = new HashSet<long>();
-            for (int i = 0; i < blocks.Length; i++)
-            {
-                IpcFileBlock block = blocks[i];
-                byte[] metadata = new byte[block.MetadataLength];
-                int got = async
-                    ? await _file.ReadAtAsync(block.Offset, metadata, cancellationToken).ConfigureAwait(false)
-                    : _file.ReadAt(block.Offset, metadata);
-                IpcMessage message = IpcFileFooter.CheckMessage(metadata, got, block, IpcMessageParser.HeaderDictionaryBatch, out FlatReader reader);
-                // The file format allows deltas, applied in the footer's order (the stream path refuses one before its
-                // dictionary), but no second dictionary of an id.
-                bool delta = reader.UInt8(message.Dictionary, IpcMessageParser.DictionaryBatchIsDelta, 0, "DictionaryBatch.isDelta") != 0;
-                if (!seen.Add(message.DictionaryId) && !delta)
-                    IpcErrors.Throw(block.Offset, $"{block.Name} replaces dictionary id {message.DictionaryId}, which the file format does not allow (only deltas)");
-                ids[i] = message.DictionaryId;
-                compressedOtherwise[i] = CompressedOtherwise(message);
-                pieces[1 + (2 * i)] = IpcSpliceStream.Piece.Memory(metadata, block.Offset, 0, block.MetadataLength);
-                pieces[2 + (2 * i)] = IpcSpliceStream.Piece.File(block.Body, block.BodyLength);
-            }
-            pieces[pieces.Length - 1] = End(_footer.Offset);
-            var splice = new IpcSpliceStream(_file, pieces, pieces.Length);
-            using var output = new MemoryStream();
-            try
-            {
-                using var stream = new IpcDecompressingStream(splice, _options, leaveOpen: false, IpcDecompressingStream.DefaultMaxBodyLength, drainAtEnd: false);
-                if (async)
-                    await stream.CopyToAsync(output, 1 << 20, cancellationToken).ConfigureAwait(false);
-                else
-                    stream.CopyTo(output, 1 << 20);
-            }
-            catch (InvalidDataException e) when (InFile(e, splice, -1, _footer.Offset) is { } located)
-            {
-                throw located;
-            }
-            // What the stream served, all verified: the schema message (continuation, length, metadata; no body), the
-            // dictionary messages it kept, the end-of-stream marker.
-            byte[] served = output.GetBuffer();
-            int start = 8 + BitConverter.ToInt32(served, 4);
-            int end = (int)output.Length - s_end.Length;
-            var kept = new HashSet<long>();
-            for (int at = start; at < end;)
-            {
-                int length = BitConverter.ToInt32(served, at + 4);
-                IpcMessage message = IpcMessageParser.Parse(new FlatReader(served, at + 8, length, 0));
-                kept.Add(message.DictionaryId);
-                at += 8 + length + (int)message.BodyLength;
-            }
-            var unused = new List<IpcSpliceStream.Piece>();
-            for (int i = 0; i < blocks.Length; i++)
-            {
-                if (kept.Contains(ids[i]) && compressedOtherwise[i])
-                    _dictionariesPassThrough = CheckCodec(true, blocks[i], $"dictionary batch of id {ids[i]} ({blocks[i].Name})");
-                if (!kept.Contains(ids[i]))
-                {
-                    unused.Add(pieces[1 + (2 * i)]);
-                    unused.Add(pieces[2 + (2 * i)]);
-                }
-            }
-            _unused = unused.ToArray();
-            _dictionaries = served.AsSpan(start, end - start).ToArray();
-        }
-
-        /// <summary>
-        /// The stream of batch <paramref name="block"/>: the schema, the kept dictionaries, the others' metadata, the
-        /// batch's metadata (read already), its body in the file, the end.
-        /// </summary>
-        private IpcSpliceStream BatchStream(in IpcFileBlock block, byte[] metadata)
-        {
-            long firstDictionary = _footer.Dictionaries.Length > 0 ? _footer.Dictionaries[0].Offset : _footer.Offset;
-            var pieces = new IpcSpliceStream.Piece[5 + _unused!.Length];
-            pieces[0] = SchemaPiece();
-            pieces[1] = IpcSpliceStream.Piece.Memory(_dictionaries, firstDictionary);
-            _unused.CopyTo(pieces, 2);
-            pieces[2 + _unused.Length] = IpcSpliceStream.Piece.Memory(metadata.AsMemory(0, block.MetadataLength), block.Offset, 0, block.MetadataLength);
-            pieces[3 + _unused.Length] = IpcSpliceStream.Piece.File(block.Body, block.BodyLength);
-            pieces[4 + _unused.Length] = End(block.End);
-            return new IpcSpliceStream(_file, pieces, pieces.Length);
-        }
-
-        private IpcSpliceStream.Piece SchemaPiece() =>
-            IpcSpliceStream.Piece.Memory(_footer.SchemaMessage, _footer.Offset, IpcFileFooter.SchemaSkew, _footer.Length);
-
-        private static IpcSpliceStream.Piece End(long fileOffset) => IpcSpliceStream.Piece.Memory(s_end, fileOffset);
-
-        private ArrowStreamReader Reader(IpcSpliceStream splice)
-        {
-            var stream = new IpcDecompressingStream(splice, _options, leaveOpen: false, IpcDecompressingStream.DefaultMaxBodyLength, drainAtEnd: false);
-            // Bodies that pass through compressed (ZSTD) meet the given factory; LZ4 ones are decompressed already.
-            return new ArrowStreamReader(stream, _allocator, new Lz4FastCodecFactory(_options, _codecs), leaveOpen: false);
-        }
-
-        /// <summary>
-        /// <paramref name="e"/>, a defect the stream path found in the spliced stream, at its offset in the file and
-        /// naming the batch (<paramref name="index"/>, or -1 for the schema and dictionaries). Arrow's reader refuses some
-        /// values itself (a field node's length past an int) with an InvalidDataException of its own: it is given the
-        /// offset <paramref name="message"/> of the message read. Null before the stream is made: the error is the file's already.
-        /// </summary>
-        private static InvalidDataException? InFile(InvalidDataException e, IpcSpliceStream? splice, int index, long message)
-        {
-            if (splice is null)
-                return null;
-            string where = index < 0 ? "the IPC file" : $"record batch {index} of the IPC file";
-            if (e.InnerException is not Lz4FrameException frame)
-                return IpcErrors.At(message, $"{where}: Arrow's reader refused the message: {e.Message}", e);
-            // The stream path names the buffer and field it found; its message and batch numbers are the spliced stream's.
-            string field = OwnError.Of(e) is { Buffer.Length: > 0 } own ? ": " + own.Buffer : string.Empty;
-            return IpcErrors.At(frame.Kind, splice.FileOffsetOf(frame.Offset), $"{where}: {frame.Detail}{field}", frame.InnerException);
+            // The message was checked to be a record batch: the stream path serves it whole or throws.
+            if (batch is null || !_shared || _splice!.Position != _splice.Length)
+                EndSession();
+            return batch ?? throw IpcErrors.At(block.Offset, $"{block.Name}: no record batch was read");
         }
     }
 }

@@ -25,7 +25,7 @@ namespace ArrowLz4Fast.Tests
     /// memory, a path and a seekable stream, in any order; only the batch's metadata and selected buffers are read; a
     /// corrupt footer or block is an <see cref="InvalidDataException"/> at its offset in the file.
     /// </summary>
-    public sealed class Lz4ArrowFileReaderTests : IDisposable
+    public sealed partial class Lz4ArrowFileReaderTests : IDisposable
     {
         private readonly ITestOutputHelper _output;
         private readonly string _directory = Path.Combine(Path.GetTempPath(), "ipc-file-reader-" + Guid.NewGuid().ToString("N"));
