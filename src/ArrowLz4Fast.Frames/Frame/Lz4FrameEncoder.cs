@@ -1,5 +1,6 @@
 using System;
 using System.Buffers.Binary;
+using System.Diagnostics;
 using K4os.Compression.LZ4;
 using K4os.Hash.xxHash;
 
@@ -60,7 +61,9 @@ namespace ArrowLz4Fast.Frames
             destination[5] = (byte)(options.BlockSizeId << 4);
             if (options.ContentSize)
                 BinaryPrimitives.WriteUInt64LittleEndian(destination.Slice(6), (ulong)source.Length);
-            destination[4 + descriptorLength] = (byte)(XXH32.DigestOf(destination.Slice(4, descriptorLength)) >> 8);
+            destination[4 + descriptorLength] = options.ContentSize
+                ? (byte)(XXH32.DigestOf(destination.Slice(4, descriptorLength)) >> 8)
+                : s_headerChecksums[HeaderChecksumIndex(options.BlockChecksum, options.ContentChecksum, options.BlockSizeId)];
 
             int stride = BlockStride(source.Length, options);
             int position = headerLength;
@@ -73,6 +76,36 @@ namespace ArrowLz4Fast.Frames
                 return false;
 
             return TryWriteEnd(destination, position, options, ref contentHash, out bytesWritten);
+        }
+
+        // A descriptor without a content size is its flags and BD byte alone: one of sixteen, so its checksum is looked
+        // up, not hashed for every frame (a cost that shows on frames of tiny buffers).
+        private static readonly byte[] s_headerChecksums = HeaderChecksums();
+
+        private static int HeaderChecksumIndex(bool blockChecksum, bool contentChecksum, int blockSizeId)
+        {
+            Debug.Assert(blockSizeId >= 4 && blockSizeId <= 7, "the frame format's block size ids");
+            return (blockChecksum ? 8 : 0) | (contentChecksum ? 4 : 0) | (blockSizeId - 4);
+        }
+
+        private static byte[] HeaderChecksums()
+        {
+            var table = new byte[16];
+            Span<byte> descriptor = stackalloc byte[2];
+            foreach (bool blockChecksum in new[] { false, true })
+            {
+                foreach (bool contentChecksum in new[] { false, true })
+                {
+                    for (int id = 4; id <= 7; id++)
+                    {
+                        descriptor[0] = (byte)(Lz4FrameConstants.FlagVersion01 | Lz4FrameConstants.FlagBlockIndependence
+                            | (blockChecksum ? Lz4FrameConstants.FlagBlockChecksum : 0) | (contentChecksum ? Lz4FrameConstants.FlagContentChecksum : 0));
+                        descriptor[1] = (byte)(id << 4);
+                        table[HeaderChecksumIndex(blockChecksum, contentChecksum, id)] = (byte)(XXH32.DigestOf(descriptor) >> 8);
+                    }
+                }
+            }
+            return table;
         }
 
         /// <summary>The shortest piece a source of one block is cut into (see <see cref="BlockStride"/>).</summary>
@@ -90,7 +123,7 @@ namespace ArrowLz4Fast.Frames
         /// reader decodes it. The rule depends on the length and the block maximum only, never on the parallelism, so
         /// the bytes are the same on every machine.
         /// </summary>
-        internal static int BlockStride(int sourceLength, Lz4FrameEncoderOptions options)
+        internal static int BlockStride(int sourceLength, in Lz4FrameEncoderOptions options)
         {
             int blockSize = options.BlockSize;
             if (sourceLength > blockSize || sourceLength < MinimumPieceLength)
@@ -113,7 +146,7 @@ namespace ArrowLz4Fast.Frames
             int blockSize,
             ref int position,
             ref XXH32.State contentHash,
-            Lz4FrameEncoderOptions options)
+            in Lz4FrameEncoderOptions options)
         {
             var level = (LZ4Level)options.Level;
             int checksumLength = options.BlockChecksum ? Lz4FrameConstants.ChecksumLength : 0;

@@ -1,6 +1,7 @@
 using System;
 using System.Buffers.Binary;
 using System.Diagnostics;
+using System.Runtime.CompilerServices;
 using ArrowLz4Fast.Frames;
 
 namespace ArrowLz4Fast.Ipc
@@ -103,6 +104,9 @@ namespace ArrowLz4Fast.Ipc
         /// <paramref name="minSpaceSavings"/>. Returns whether it went raw: then the caller keeps its bytes, which the
         /// message needs should no buffer save space.
         /// </summary>
+        // Not inlined into the stream's write path, whose calls are mostly not a whole buffer (padding, metadata): the
+        // frame encoder inlined there made every write pay its large stack frame.
+        [MethodImpl(MethodImplOptions.NoInlining)]
         public bool EncodeNext(ReadOnlySpan<byte> source, Lz4FrameEncoderOptions encoder, double minSpaceSavings)
         {
             ref readonly Lz4FrameBatchItem item = ref _items[_nextItem];
@@ -118,7 +122,7 @@ namespace ArrowLz4Fast.Ipc
             if (!Lz4FrameEncoder.TryEncode(source, frame, out int written, encoder))
                 throw new InvalidOperationException("An LZ4 frame did not fit its worst-case length.");
             buffer.Destination = destination;
-            buffer.Raw = 1.0 - ((double)written / buffer.SourceLength) < minSpaceSavings;
+            buffer.Raw = GoesRaw(written, buffer.SourceLength, minSpaceSavings);
             if (buffer.Raw)
                 source.CopyTo(frame);
             else

@@ -125,7 +125,7 @@ namespace ArrowLz4Fast.Ipc
                     continue;
                 int written = _written[k++];
                 // Arrow C++'s rule: raw when the space saved, 1 - compressed / uncompressed, is below the minimum.
-                buffer.Raw = 1.0 - ((double)written / buffer.SourceLength) < minSpaceSavings;
+                buffer.Raw = GoesRaw(written, buffer.SourceLength, minSpaceSavings);
                 buffer.Length = PrefixLength + (buffer.Raw ? buffer.SourceLength : written);
                 if (!buffer.Raw)
                     compressed++;
@@ -227,5 +227,13 @@ namespace ArrowLz4Fast.Ipc
             if (array.Length < count)
                 array = new T[Math.Max(count, array.Length * 2)];
         }
+
+        /// <summary>
+        /// Whether a buffer of <paramref name="length"/> bytes whose frame took <paramref name="written"/> goes raw: it saves
+        /// less than <paramref name="minSpaceSavings"/> of its length, as Arrow C++ computes it. At 0 that is a frame
+        /// longer than the buffer, which needs no division (one per buffer shows on batches of tiny buffers).
+        /// </summary>
+        internal static bool GoesRaw(int written, int length, double minSpaceSavings) =>
+            minSpaceSavings == 0 ? written > length : 1.0 - ((double)written / length) < minSpaceSavings;
     }
 }
