@@ -34,7 +34,9 @@ namespace ArrowLz4Fast.Benchmarks
                 return FlightServerProbe.Run(args);
             if (args.Contains(IpcWriteProbe.Switch))
                 return IpcWriteProbe.Run(args);
-            Console.Error.WriteLine($"usage: one of {LargeStreamRun.ParentSwitch}, {AllocatorProbe.Switch}, {SpinProbe.Switch}, {WriterProbe.Switch}, {EncodeProbe.Switch}, {CoreSpeedProbe.Switch}, {WindowReuseProbe.Switch}, {StreamSpanProbe.Switch}, {IpcReadLoopProbe.Switch}, {IpcConsumeProbe.Switch}, {FlightServerProbe.Switch}, {IpcWriteProbe.Switch}");
+            if (args.Contains(ShortStreamProbe.Switch))
+                return ShortStreamProbe.Run(args);
+            Console.Error.WriteLine($"usage: one of {LargeStreamRun.ParentSwitch}, {AllocatorProbe.Switch}, {SpinProbe.Switch}, {WriterProbe.Switch}, {EncodeProbe.Switch}, {CoreSpeedProbe.Switch}, {WindowReuseProbe.Switch}, {StreamSpanProbe.Switch}, {IpcReadLoopProbe.Switch}, {IpcConsumeProbe.Switch}, {FlightServerProbe.Switch}, {IpcWriteProbe.Switch}, {ShortStreamProbe.Switch}");
             return 2;
         }
     }
