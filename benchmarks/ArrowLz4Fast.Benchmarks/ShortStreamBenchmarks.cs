@@ -14,36 +14,86 @@ namespace ArrowLz4Fast.Benchmarks
     /// <see cref="IpcDecompressingStream"/> against <see cref="ArrowStreamReader"/> with the codec factory, from a
     /// <see cref="MemoryStream"/>, one stream per operation, on the package's slab allocator. The shapes: the first batch
     /// of the corpus's pyarrow tiny_batches stream (cut after it, 600 bytes), and pyarrow's strings columns
-    /// rewritten as one batch of 500 and 2,000 rows.
+    /// rewritten as one batch of 500 and 2,000 rows. <see cref="Schema"/> "new to the thread" reads two versions of the
+    /// stream in turn, whose schemas differ in one byte of the first field's name, so that no schema is one the thread
+    /// verified last and every one is walked; "cached" reads one version over and over.
     /// </summary>
     [MemoryDiagnoser]
     public class ShortStreamBenchmarks
     {
         private readonly Lz4FastCodecFactory _codec = new Lz4FastCodecFactory();
-        private byte[] _bytes = null!;
+        private byte[][] _versions = null!;
+        private int _next;
 
         [Params("tiny, 1 batch", "strings, 500 rows", "strings, 2000 rows")]
         public string Stream { get; set; } = "tiny, 1 batch";
 
+        [Params("cached", "new to the thread")]
+        public string Schema { get; set; } = "cached";
+
         [GlobalSetup]
         public void Setup()
         {
-            _bytes = Stream switch
+            byte[] bytes = Shape(Stream);
+            _versions = Schema switch
             {
-                "tiny, 1 batch" => FirstMessages(ProducerStreams.LoadStream("pyarrow/tiny_batches"), 2),
-                "strings, 500 rows" => StringRows(ProducerStreams.LoadStream("pyarrow/strings"), 500),
-                "strings, 2000 rows" => StringRows(ProducerStreams.LoadStream("pyarrow/strings"), 2000),
-                _ => throw new ArgumentOutOfRangeException(nameof(Stream), Stream, "unknown shape"),
+                "cached" => new[] { bytes },
+                "new to the thread" => new[] { bytes, WithFirstFieldRenamed(bytes) },
+                _ => throw new ArgumentOutOfRangeException(nameof(Schema), Schema, "unknown schema case"),
             };
-            if (Codec() != Wrapper())
-                throw new InvalidOperationException($"{Stream}: the two paths read different row counts");
+            foreach (byte[] version in _versions)
+            {
+                if (Read(new MemoryStream(version, writable: false), _codec) != Read(new IpcDecompressingStream(new MemoryStream(version, writable: false)), null))
+                    throw new InvalidOperationException($"{Stream}: the two paths read different row counts");
+            }
         }
 
         [Benchmark(Baseline = true, Description = "codec path")]
-        public long Codec() => Read(new MemoryStream(_bytes, writable: false), _codec);
+        public long Codec() => Read(new MemoryStream(NextVersion(), writable: false), _codec);
 
         [Benchmark(Description = "IpcDecompressingStream")]
-        public long Wrapper() => Read(new IpcDecompressingStream(new MemoryStream(_bytes, writable: false)), null);
+        public long Wrapper() => Read(new IpcDecompressingStream(new MemoryStream(NextVersion(), writable: false)), null);
+
+        private byte[] NextVersion()
+        {
+            byte[] bytes = _versions[_next];
+            _next = (_next + 1) % _versions.Length;
+            return bytes;
+        }
+
+        /// <summary>One of the <see cref="Stream"/> shapes' bytes.</summary>
+        public static byte[] Shape(string stream) => stream switch
+        {
+            "tiny, 1 batch" => FirstMessages(ProducerStreams.LoadStream("pyarrow/tiny_batches"), 2),
+            "strings, 500 rows" => StringRows(ProducerStreams.LoadStream("pyarrow/strings"), 500),
+            "strings, 2000 rows" => StringRows(ProducerStreams.LoadStream("pyarrow/strings"), 2000),
+            _ => throw new ArgumentOutOfRangeException(nameof(stream), stream, "unknown shape"),
+        };
+
+        /// <summary>
+        /// A copy of the stream whose first field's name has another first letter (an ASCII one): the same length, the
+        /// same batch, a schema message of other bytes. The name is found as a flatbuffer string (length, bytes, NUL) in
+        /// the schema's metadata.
+        /// </summary>
+        public static byte[] WithFirstFieldRenamed(byte[] bytes)
+        {
+            string name;
+            using (var reader = new ArrowStreamReader(new MemoryStream(bytes, writable: false), new Lz4FastCodecFactory()))
+                name = reader.Schema.FieldsList[0].Name;
+            byte[] encoded = System.Text.Encoding.UTF8.GetBytes(name);
+            byte[] pattern = new byte[4 + encoded.Length + 1];
+            BinaryPrimitives.WriteInt32LittleEndian(pattern, encoded.Length);
+            encoded.CopyTo(pattern, 4);
+            int prefix = BinaryPrimitives.ReadInt32LittleEndian(bytes) == -1 ? 8 : 4;
+            int length = BinaryPrimitives.ReadInt32LittleEndian(bytes.AsSpan(prefix - 4));
+            int at = bytes.AsSpan(prefix, length).IndexOf(pattern);
+            if (encoded.Length == 0 || encoded[0] >= 0x80 || at < 0)
+                throw new InvalidOperationException($"the first field's name '{name}' is not in the schema message");
+            byte[] copy = (byte[])bytes.Clone();
+            int first = prefix + at + 4;
+            copy[first] = (byte)(copy[first] == (byte)'Z' ? 'Y' : 'Z');
+            return copy;
+        }
 
         private static long Read(Stream stream, ICompressionCodecFactory? codec)
         {

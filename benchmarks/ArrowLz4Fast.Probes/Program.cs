@@ -36,7 +36,9 @@ namespace ArrowLz4Fast.Benchmarks
                 return IpcWriteProbe.Run(args);
             if (args.Contains(RandomAccessProbe.Switch))
                 return RandomAccessProbe.Run(args);
-            Console.Error.WriteLine($"usage: one of {LargeStreamRun.ParentSwitch}, {AllocatorProbe.Switch}, {SpinProbe.Switch}, {WriterProbe.Switch}, {EncodeProbe.Switch}, {CoreSpeedProbe.Switch}, {WindowReuseProbe.Switch}, {StreamSpanProbe.Switch}, {IpcReadLoopProbe.Switch}, {IpcConsumeProbe.Switch}, {FlightServerProbe.Switch}, {IpcWriteProbe.Switch}, {RandomAccessProbe.Switch}");
+            if (args.Contains(ShortStreamProbe.Switch))
+                return ShortStreamProbe.Run(args);
+            Console.Error.WriteLine($"usage: one of {LargeStreamRun.ParentSwitch}, {AllocatorProbe.Switch}, {SpinProbe.Switch}, {WriterProbe.Switch}, {EncodeProbe.Switch}, {CoreSpeedProbe.Switch}, {WindowReuseProbe.Switch}, {StreamSpanProbe.Switch}, {IpcReadLoopProbe.Switch}, {IpcConsumeProbe.Switch}, {FlightServerProbe.Switch}, {IpcWriteProbe.Switch}, {RandomAccessProbe.Switch}, {ShortStreamProbe.Switch}");
             return 2;
         }
     }

@@ -30,6 +30,12 @@ namespace ArrowLz4Fast.Ipc
 
         public ReadOnlySpan<byte> Data => new(_buffer, _start, _length);
 
+        // Reads at positions this reader has checked against the metadata: one bounds check, the array's, instead of
+        // the metadata span's, its slice's and the read's (the walks make dozens of these per message).
+        private int UInt16At(int position) => BinaryPrimitives.ReadUInt16LittleEndian(new ReadOnlySpan<byte>(_buffer, _start + position, 2));
+
+        private uint UInt32At(int position) => BinaryPrimitives.ReadUInt32LittleEndian(new ReadOnlySpan<byte>(_buffer, _start + position, 4));
+
         /// <summary>The flatbuffer's length.</summary>
         public int Length => _length;
 
@@ -40,12 +46,12 @@ namespace ArrowLz4Fast.Ipc
         {
             if (position < 0 || position > _length - 4)
                 FailTableOutside(position, what);
-            long vtable = position - (long)BinaryPrimitives.ReadInt32LittleEndian(Data.Slice(position));
+            long vtable = position - (long)(int)UInt32At(position);
             if (vtable < 0 || vtable > _length - 4 || (vtable & 1) != 0)
                 FailVTableOffset(position, what, vtable);
             int vt = (int)vtable;
-            int vtableSize = BinaryPrimitives.ReadUInt16LittleEndian(Data.Slice(vt));
-            int tableSize = BinaryPrimitives.ReadUInt16LittleEndian(Data.Slice(vt + 2));
+            int vtableSize = UInt16At(vt);
+            int tableSize = UInt16At(vt + 2);
             if (vtableSize < 4 || (vtableSize & 1) != 0 || vt + vtableSize > _length || tableSize < 4 || position + tableSize > _length)
                 FailTableSizes(vt, what, vtableSize, tableSize);
             return new FlatTable(position, vt, vtableSize, tableSize);
@@ -57,7 +63,7 @@ namespace ArrowLz4Fast.Ipc
             int slot = 4 + (2 * index);
             if (slot + 2 > table.VTableSize)
                 return -1;
-            int offset = BinaryPrimitives.ReadUInt16LittleEndian(Data.Slice(table.VTable + slot));
+            int offset = UInt16At(table.VTable + slot);
             if (offset == 0)
                 return -1;
             if (offset < 4 || offset + size > table.TableSize)
@@ -94,12 +100,16 @@ namespace ArrowLz4Fast.Ipc
         public (int Position, int Count) Vector(FlatTable table, int index, int elementSize, string what)
         {
             int at = Field(table, index, 4, what);
-            if (at < 0)
-                return (0, 0);
+            return at < 0 ? (0, 0) : VectorAt(at, elementSize, what);
+        }
+
+        /// <summary>The vector the uoffset field at <paramref name="at"/> (placed by <see cref="Field"/>) refers to, as <see cref="Vector"/> gives it.</summary>
+        private (int Position, int Count) VectorAt(int at, int elementSize, string what)
+        {
             int vector = Follow(at, what);
             if (vector > _length - 4)
                 FailVector(vector, what, -1, elementSize);
-            uint count = BinaryPrimitives.ReadUInt32LittleEndian(Data.Slice(vector));
+            uint count = UInt32At(vector);
             if (count * (long)elementSize > _length - vector - 4)
                 FailVector(vector, what, count, elementSize);
             return (vector + 4, (int)count);
@@ -111,9 +121,14 @@ namespace ArrowLz4Fast.Ipc
         /// </summary>
         public int String(FlatTable table, int index, string what)
         {
-            (int position, int length) = Vector(table, index, 1, what);
-            if (position == 0)
-                return 0;
+            int at = Field(table, index, 4, what);
+            return at < 0 ? 0 : StringAt(at, what);
+        }
+
+        /// <summary>The string the uoffset field at <paramref name="at"/> (placed by <see cref="Field"/>) refers to, checked as <see cref="String"/> checks it.</summary>
+        public int StringAt(int at, string what)
+        {
+            (int position, int length) = VectorAt(at, 1, what);
             if (length >= _length - position || Data[position + length] != 0)
                 Fail(position - 4, $"{what}: the string of {length} byte(s) has no terminating zero inside the metadata");
             return length;
@@ -137,7 +152,7 @@ namespace ArrowLz4Fast.Ipc
         {
             if (position < 0 || position > _length - 4)
                 FailFollow(position, what, -1);
-            uint offset = BinaryPrimitives.ReadUInt32LittleEndian(Data.Slice(position));
+            uint offset = UInt32At(position);
             long target = position + (long)offset;
             // An offset of 0 points at itself: no flatbuffer writes one, and FlatBuffers .NET reads such a string as null.
             if (offset == 0 || target > _length - 4)

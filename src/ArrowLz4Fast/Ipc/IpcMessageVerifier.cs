@@ -119,7 +119,8 @@ namespace ArrowLz4Fast.Ipc
                 Charge(at, 1, what);
                 if (depth > MaxDepth)
                     Fail(at, $"{what}: tables nest deeper than {MaxDepth}");
-                return _reader.SubTable(table, index, what);
+                // The field is placed already: follow it (as FlatReader.SubTable would after placing it again).
+                return _reader.TableAt(at, what);
             }
 
             private FlatTable TableAt(int position, int depth, string what)
@@ -141,9 +142,10 @@ namespace ArrowLz4Fast.Ipc
             private void String(FlatTable table, int index, string what)
             {
                 int at = _reader.Field(table, index, 4, what);
-                int length = _reader.String(table, index, what);
-                if (at >= 0)
-                    Charge(at, 1L + (length >> 3), what);
+                if (at < 0)
+                    return;
+                int length = _reader.StringAt(at, what);
+                Charge(at, 1L + (length >> 3), what);
             }
 
             /// <summary>A union's type field: a value the format defines, or an error at the field.</summary>
