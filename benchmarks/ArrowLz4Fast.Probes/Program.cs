@@ -38,7 +38,9 @@ namespace ArrowLz4Fast.Benchmarks
                 return RandomAccessProbe.Run(args);
             if (args.Contains(ShortStreamProbe.Switch))
                 return ShortStreamProbe.Run(args);
-            Console.Error.WriteLine($"usage: one of {LargeStreamRun.ParentSwitch}, {AllocatorProbe.Switch}, {SpinProbe.Switch}, {WriterProbe.Switch}, {EncodeProbe.Switch}, {CoreSpeedProbe.Switch}, {WindowReuseProbe.Switch}, {StreamSpanProbe.Switch}, {IpcReadLoopProbe.Switch}, {IpcConsumeProbe.Switch}, {FlightServerProbe.Switch}, {IpcWriteProbe.Switch}, {RandomAccessProbe.Switch}, {ShortStreamProbe.Switch}");
+            if (args.Contains(CopyAliasProbe.Switch))
+                return CopyAliasProbe.Run();
+            Console.Error.WriteLine($"usage: one of {LargeStreamRun.ParentSwitch}, {AllocatorProbe.Switch}, {SpinProbe.Switch}, {WriterProbe.Switch}, {EncodeProbe.Switch}, {CoreSpeedProbe.Switch}, {WindowReuseProbe.Switch}, {StreamSpanProbe.Switch}, {IpcReadLoopProbe.Switch}, {IpcConsumeProbe.Switch}, {FlightServerProbe.Switch}, {IpcWriteProbe.Switch}, {RandomAccessProbe.Switch}, {ShortStreamProbe.Switch}, {CopyAliasProbe.Switch}");
             return 2;
         }
     }

@@ -3,6 +3,7 @@ using System.Buffers;
 using System.Buffers.Binary;
 using System.Diagnostics;
 using ArrowLz4Fast.Ipc;
+using ArrowLz4Fast.Memory;
 
 namespace ArrowLz4Fast
 {
@@ -91,7 +92,7 @@ namespace ArrowLz4Fast
                     if (_phase == Phase.Body && _inOrder)
                         TakeBody(bytes.Slice(taken, n));
                     else
-                        bytes.Slice(taken, n).CopyTo(_message.AsSpan(_have));
+                        AliasSafeCopy.Copy(bytes.Slice(taken, n), _message.AsSpan(_have));
                     _have += n;
                     taken += n;
                     _inputPosition += n;
@@ -239,7 +240,7 @@ namespace ArrowLz4Fast
                 if (!more || at < start)
                 {
                     int gap = more ? Math.Min(start - at, bytes.Length) : bytes.Length;
-                    bytes.Slice(0, gap).CopyTo(_message.AsSpan(header + at));
+                    AliasSafeCopy.Copy(bytes.Slice(0, gap), _message.AsSpan(header + at));
                     bytes = bytes.Slice(gap);
                     at += gap;
                     continue;
@@ -249,13 +250,13 @@ namespace ArrowLz4Fast
                 {
                     ReadOnlySpan<byte> whole = bytes.Slice(0, length);
                     if (compressor.EncodeNext(whole, _encoder, _minSpaceSavings))
-                        whole.CopyTo(_message.AsSpan(header + start));
+                        AliasSafeCopy.Copy(whole, _message.AsSpan(header + start));
                     bytes = bytes.Slice(length);
                     at = end;
                     continue;
                 }
                 int part = Math.Min(end - at, bytes.Length);
-                bytes.Slice(0, part).CopyTo(_message.AsSpan(header + at));
+                AliasSafeCopy.Copy(bytes.Slice(0, part), _message.AsSpan(header + at));
                 bytes = bytes.Slice(part);
                 at += part;
                 if (at == end)
