@@ -3,6 +3,7 @@ using System.Buffers.Binary;
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using ArrowLz4Fast.Frames;
+using ArrowLz4Fast.Memory;
 
 namespace ArrowLz4Fast.Ipc
 {
@@ -124,7 +125,7 @@ namespace ArrowLz4Fast.Ipc
             buffer.Destination = destination;
             buffer.Raw = GoesRaw(written, buffer.SourceLength, minSpaceSavings);
             if (buffer.Raw)
-                source.CopyTo(frame);
+                AliasSafeCopy.Copy(source, frame);
             else
                 _compressedCount++;
             buffer.Length = PrefixLength + (buffer.Raw ? buffer.SourceLength : written);

@@ -6,6 +6,7 @@ using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using ArrowLz4Fast.Frames;
+using ArrowLz4Fast.Memory;
 
 namespace ArrowLz4Fast.Ipc
 {
@@ -153,9 +154,9 @@ namespace ArrowLz4Fast.Ipc
                 // lies before the frame's old place.
                 Debug.Assert(!Unsafe.AreSame(ref MemoryMarshal.GetReference(target), ref _scratch[0]) || buffer.Destination + PrefixLength <= item.DestinationOffset);
                 if (buffer.Raw)
-                    body.Slice(buffer.Source, buffer.SourceLength).CopyTo(at.Slice(PrefixLength));
+                    AliasSafeCopy.Copy(body.Slice(buffer.Source, buffer.SourceLength), at.Slice(PrefixLength));
                 else
-                    _scratch.AsSpan(item.DestinationOffset, buffer.Length - PrefixLength).CopyTo(at.Slice(PrefixLength));
+                    AliasSafeCopy.Copy(_scratch.AsSpan(item.DestinationOffset, buffer.Length - PrefixLength), at.Slice(PrefixLength));
                 BinaryPrimitives.WriteInt64LittleEndian(at, buffer.Raw ? NoCompression : buffer.SourceLength);
                 total = buffer.Destination + (long)buffer.Length;
             }

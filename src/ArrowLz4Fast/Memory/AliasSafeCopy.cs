@@ -21,12 +21,18 @@ namespace ArrowLz4Fast.Memory
 
         private const int PageMask = 4095;
 
-        /// <summary>Copies <paramref name="source"/> to the start of <paramref name="destination"/>.</summary>
+        /// <summary>
+        /// Copies <paramref name="source"/> to the start of <paramref name="destination"/>; they may overlap, as with
+        /// <see cref="Span{T}.CopyTo(Span{T})"/> (a frame moved towards the front of its array, say).
+        /// </summary>
         /// <param name="source">The bytes.</param>
         /// <param name="destination">At least as long as <paramref name="source"/>.</param>
         public static void Copy(ReadOnlySpan<byte> source, Span<byte> destination)
         {
-            if (source.Length <= RuntimeCopyLength || !Aliases(source, destination) || source.Overlaps(destination))
+            // Pieces go front to back: not for a destination overlapping the source from behind it, which must be
+            // copied back to front (as memmove does).
+            if (source.Length <= RuntimeCopyLength || !Aliases(source, destination)
+                || (source.Overlaps(destination, out int offset) && offset > 0))
             {
                 source.CopyTo(destination);
                 return;

@@ -54,6 +54,36 @@ namespace ArrowLz4Fast.Tests
             }
         }
 
+        /// <summary>
+        /// Within one array, as a frame moved towards the front: every move by a distance that aliases (a page less 1 to
+        /// 63 bytes: the destination 1 to 63 past the source modulo a page) or not, forwards and backwards, gives what
+        /// a copy through a separate buffer gives.
+        /// </summary>
+        [Fact]
+        public void Overlapping_moves_either_way_give_what_a_copy_through_a_separate_buffer_gives()
+        {
+            var random = new Random(11);
+            byte[] original = new byte[40_000];
+            random.NextBytes(original);
+            foreach (int move in new[] { 4095, 4088, 4033, 4032, 8184, 2040, 8, 1, 63 })
+            {
+                foreach (int length in new[] { 2049, 5000, 9000, 20_000 })
+                {
+                    foreach (bool towardsTheFront in new[] { true, false })
+                    {
+                        byte[] bytes = (byte[])original.Clone();
+                        int from = towardsTheFront ? 12_000 : 3_000, to = towardsTheFront ? from - move : from + move;
+                        byte[] expected = (byte[])original.Clone();
+                        original.AsSpan(from, length).ToArray().CopyTo(expected, to);
+
+                        AliasSafeCopy.Copy(bytes.AsSpan(from, length), bytes.AsSpan(to, length));
+
+                        Assert.True(expected.AsSpan().SequenceEqual(bytes), $"move {move} {(towardsTheFront ? "towards the front" : "back")}, length {length}");
+                    }
+                }
+            }
+        }
+
         [Fact]
         public void A_destination_shorter_than_a_long_aliasing_source_is_refused_as_CopyTo_refuses_it()
         {
