@@ -156,7 +156,10 @@ namespace ArrowLz4Fast.Frames
             + 1;
 
         /// <summary>The second byte of the descriptor's xxHash32, which the header checksum byte at <paramref name="cursor"/> must equal.</summary>
-        private static byte HeaderChecksum(ReadOnlySpan<byte> header, int cursor) => (byte)(XXH32.DigestOf(header.Slice(4, cursor - 4)) >> 8);
+        private static byte HeaderChecksum(ReadOnlySpan<byte> header, int cursor) => HeaderChecksumOf(header.Slice(4, cursor - 4));
+
+        /// <summary>The header checksum of a frame descriptor (FLG, BD and the optional fields): the second byte of its xxHash32.</summary>
+        internal static byte HeaderChecksumOf(ReadOnlySpan<byte> descriptor) => (byte)(XXH32.DigestOf(descriptor) >> 8);
 
         private static void Throw(ReadOnlySpan<byte> header, Fault fault, int needed, long at)
         {

@@ -52,17 +52,13 @@ namespace ArrowLz4Fast.Frames
             if (destination.Length < headerLength)
                 return false;
 
-            byte flags = (byte)(Lz4FrameConstants.FlagVersion01 | Lz4FrameConstants.FlagBlockIndependence
-                | (options.BlockChecksum ? Lz4FrameConstants.FlagBlockChecksum : 0)
-                | (options.ContentSize ? Lz4FrameConstants.FlagContentSize : 0)
-                | (options.ContentChecksum ? Lz4FrameConstants.FlagContentChecksum : 0));
             BinaryPrimitives.WriteUInt32LittleEndian(destination, Lz4FrameConstants.FrameMagic);
-            destination[4] = flags;
+            destination[4] = Flags(options.BlockChecksum, options.ContentSize, options.ContentChecksum);
             destination[5] = (byte)(options.BlockSizeId << 4);
             if (options.ContentSize)
                 BinaryPrimitives.WriteUInt64LittleEndian(destination.Slice(6), (ulong)source.Length);
             destination[4 + descriptorLength] = options.ContentSize
-                ? (byte)(XXH32.DigestOf(destination.Slice(4, descriptorLength)) >> 8)
+                ? Lz4FrameDescriptor.HeaderChecksumOf(destination.Slice(4, descriptorLength))
                 : s_headerChecksums[HeaderChecksumIndex(options.BlockChecksum, options.ContentChecksum, options.BlockSizeId)];
 
             int stride = BlockStride(source.Length, options);
@@ -82,6 +78,13 @@ namespace ArrowLz4Fast.Frames
         // up, not hashed for every frame (a cost that shows on frames of tiny buffers).
         private static readonly byte[] s_headerChecksums = HeaderChecksums();
 
+        /// <summary>The FLG byte this encoder writes: version 01, independent blocks, and the optional fields asked for.</summary>
+        private static byte Flags(bool blockChecksum, bool contentSize, bool contentChecksum) =>
+            (byte)(Lz4FrameConstants.FlagVersion01 | Lz4FrameConstants.FlagBlockIndependence
+                | (blockChecksum ? Lz4FrameConstants.FlagBlockChecksum : 0)
+                | (contentSize ? Lz4FrameConstants.FlagContentSize : 0)
+                | (contentChecksum ? Lz4FrameConstants.FlagContentChecksum : 0));
+
         private static int HeaderChecksumIndex(bool blockChecksum, bool contentChecksum, int blockSizeId)
         {
             Debug.Assert(blockSizeId >= 4 && blockSizeId <= 7, "the frame format's block size ids");
@@ -98,10 +101,9 @@ namespace ArrowLz4Fast.Frames
                 {
                     for (int id = 4; id <= 7; id++)
                     {
-                        descriptor[0] = (byte)(Lz4FrameConstants.FlagVersion01 | Lz4FrameConstants.FlagBlockIndependence
-                            | (blockChecksum ? Lz4FrameConstants.FlagBlockChecksum : 0) | (contentChecksum ? Lz4FrameConstants.FlagContentChecksum : 0));
+                        descriptor[0] = Flags(blockChecksum, contentSize: false, contentChecksum);
                         descriptor[1] = (byte)(id << 4);
-                        table[HeaderChecksumIndex(blockChecksum, contentChecksum, id)] = (byte)(XXH32.DigestOf(descriptor) >> 8);
+                        table[HeaderChecksumIndex(blockChecksum, contentChecksum, id)] = Lz4FrameDescriptor.HeaderChecksumOf(descriptor);
                     }
                 }
             }
