@@ -4,6 +4,7 @@ using System.IO;
 using Apache.Arrow;
 using Apache.Arrow.Ipc;
 using Apache.Arrow.Types;
+using ArrowLz4Fast.Benchmarks.Harness;
 using ArrowLz4Fast.Frames;
 using BenchmarkDotNet.Attributes;
 
@@ -60,7 +61,12 @@ namespace ArrowLz4Fast.Benchmarks
                 most = Math.Max(most, _items[i].Length);
             }
             _written = new int[Math.Max(most, 1)];
+            VcpuSpeed.Log("setup");
         }
+
+        /// <summary>Each case runs for seconds in one episode of the VM's vCPU speeds: the log says which (docs/benchmarks.md).</summary>
+        [GlobalCleanup]
+        public void Cleanup() => VcpuSpeed.Log("cleanup");
 
         [Benchmark(Baseline = true, Description = "codec path, all cores")]
         public long CodecAllCores() => WriteWithCodec(_allCores, file: false);

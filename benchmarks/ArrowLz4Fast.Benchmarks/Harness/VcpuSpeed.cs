@@ -42,6 +42,22 @@ namespace ArrowLz4Fast.Benchmarks.Harness
         {
             if (!CanPin)
                 return "n/a (Linux with 2-64 cores only)";
+            double[] medians = Medians();
+            double fastest = double.MaxValue, slowest = 0;
+            var text = new System.Text.StringBuilder();
+            for (int cpu = 0; cpu < medians.Length; cpu++)
+            {
+                fastest = Math.Min(fastest, medians[cpu]);
+                slowest = Math.Max(slowest, medians[cpu]);
+                text.Append(System.Globalization.CultureInfo.InvariantCulture, $"vCPU{cpu} {medians[cpu]:0} us, ");
+            }
+            text.Append(System.Globalization.CultureInfo.InvariantCulture, $"slow/fast {slowest / fastest:0.00} (128 KiB block encode, median of {Repeats})");
+            return text.ToString();
+        }
+
+        /// <summary>The median time (µs) of compressing 128 KiB on each vCPU (at most 8); the calling thread ends unpinned. Needs <see cref="CanPin"/>.</summary>
+        public static double[] Medians()
+        {
             byte[] source = BlockSizeBenchmarks.TableContent(BlockLength);
             byte[] target = new byte[BlockLength];
             var medians = new double[Math.Min(Environment.ProcessorCount, 8)];
@@ -70,16 +86,7 @@ namespace ArrowLz4Fast.Benchmarks.Harness
             {
                 Pin(-1);
             }
-            double fastest = double.MaxValue, slowest = 0;
-            var text = new System.Text.StringBuilder();
-            for (int cpu = 0; cpu < medians.Length; cpu++)
-            {
-                fastest = Math.Min(fastest, medians[cpu]);
-                slowest = Math.Max(slowest, medians[cpu]);
-                text.Append(System.Globalization.CultureInfo.InvariantCulture, $"vCPU{cpu} {medians[cpu]:0} us, ");
-            }
-            text.Append(System.Globalization.CultureInfo.InvariantCulture, $"slow/fast {slowest / fastest:0.00} (128 KiB block encode, median of {Repeats})");
-            return text.ToString();
+            return medians;
         }
 
         [DllImport("libc", SetLastError = true)]
