@@ -1,6 +1,8 @@
 using System;
 using System.Collections.Generic;
+using System.Diagnostics;
 using System.IO;
+using System.Linq;
 using Apache.Arrow;
 using Apache.Arrow.Ipc;
 using Apache.Arrow.Types;
@@ -64,9 +66,59 @@ namespace ArrowLz4Fast.Benchmarks
             VcpuSpeed.Log("setup");
         }
 
-        /// <summary>Each case runs for seconds in one episode of the VM's vCPU speeds: the log says which (docs/benchmarks.md).</summary>
+        /// <summary>
+        /// Each case runs for seconds in one episode of the VM's vCPU speeds: the log says which (docs/benchmarks.md). The
+        /// interleaved case's medians are printed here (<c>// interleaved write: …</c>).
+        /// </summary>
         [GlobalCleanup]
-        public void Cleanup() => VcpuSpeed.Log("cleanup");
+        public void Cleanup()
+        {
+            VcpuSpeed.Log("cleanup");
+            if (_interleavedCount < 8)
+                return;
+            int count = Math.Min(_interleavedCount, _interleaved.Length);
+            long[][] m = _interleaved.Skip(count / 2).Take(count - (count / 2)).ToArray();
+            double Median(Func<long[], double> of)
+            {
+                double[] sorted = m.Select(of).OrderBy(v => v).ToArray();
+                return sorted.Length % 2 == 1 ? sorted[sorted.Length / 2] : (sorted[(sorted.Length / 2) - 1] + sorted[sorted.Length / 2]) / 2;
+            }
+            double Ms(long ticks) => ticks * 1000.0 / Stopwatch.Frequency;
+            Console.WriteLine(FormattableString.Invariant(
+                $"// interleaved write: {Shape}: {m.Length} operations; medians ms: codec {Median(t => Ms(t[0])):F3}, stream {Median(t => Ms(t[1])):F3}, file codec {Median(t => Ms(t[2])):F3}, file stream {Median(t => Ms(t[3])):F3}, uncompressed {Median(t => Ms(t[4])):F3}, compress only {Median(t => Ms(t[5])):F3}, codec one core {Median(t => Ms(t[6])):F3}, stream one core {Median(t => Ms(t[7])):F3}; per operation: stream gain {Median(t => (double)t[0] / t[1]):F3}, file gain {Median(t => (double)t[2] / t[3]):F3}, ceiling share {Median(t => (double)(t[4] + t[5]) / t[1]):F3} (file {Median(t => (double)(t[4] + t[5]) / t[3]):F3}), one core {Median(t => (double)t[6] / t[7]):F3}"));
+        }
+
+        /// <summary>
+        /// Every other case, one after the other in each operation (in a rotating order), each timed: the VM's vCPUs
+        /// run at unequal speeds in episodes of seconds to tens of seconds, which a case of its own may spend whole in
+        /// or out of, so the ratios of separate cases carry that; these share each moment. The cleanup prints the
+        /// medians of the second half of the operations and the per-operation ratios.
+        /// </summary>
+        [Benchmark(Description = "interleaved: every case in turn")]
+        public long Interleaved()
+        {
+            Func<long>[] paths = _paths ??= new Func<long>[]
+            {
+                CodecAllCores, StreamAllCores, FileCodecAllCores, FileStreamAllCores, UncompressedWrite, CompressOnlyTwoThreads, CodecOneCore, StreamOneCore,
+            };
+            int turn = _interleavedCount % paths.Length;
+            long total = 0;
+            for (int i = 0; i < paths.Length; i++)
+            {
+                int path = (turn + i) % paths.Length;
+                long start = Stopwatch.GetTimestamp();
+                total += paths[path]();
+                if (_interleavedCount < _interleaved.Length)
+                    _interleaved[_interleavedCount][path] = Stopwatch.GetTimestamp() - start;
+            }
+            _interleavedCount++;
+            return total;
+        }
+
+        // Per operation, the ticks of each path in Interleaved's order. Preallocated, so timing allocates nothing.
+        private readonly long[][] _interleaved = Enumerable.Range(0, 4096).Select(_ => new long[8]).ToArray();
+        private int _interleavedCount;
+        private Func<long>[]? _paths;
 
         [Benchmark(Baseline = true, Description = "codec path, all cores")]
         public long CodecAllCores() => WriteWithCodec(_allCores, file: false);
