@@ -290,6 +290,34 @@ namespace ArrowLz4Fast.Tests
             Assert.Equal(pieces[3].Start + 8, Assert.IsType<Lz4FrameException>(e.InnerException).Offset);
         }
 
+        /// <summary>
+        /// In an open session a batch costs one read of its metadata, and one of each run of selected buffers lying
+        /// next to each other (a field's validity, offsets and data, with the padding between), not one per buffer.
+        /// </summary>
+        [Theory]
+        [InlineData("ipc/pyarrow/wide.arrows", false)]
+        [InlineData("ipc/pyarrow/wide.arrows", true)]
+        [InlineData("ipc/pyarrow/strings.arrows", false)]
+        public async Task A_read_of_an_open_session_reads_the_metadata_and_each_selected_fields_buffers_at_once(string stream, bool asynchronous)
+        {
+            byte[] file = stream.EndsWith("wide.arrows", StringComparison.Ordinal) ? WideTwice(legacy: false) : FileOf(Corpus.Committed(stream));
+            int fields;
+            using (var all = new Lz4ArrowFileReader(file))
+                fields = all.Schema.FieldsList.Count;
+            int[] selected = fields > 2 ? new[] { 0, fields - 1 } : new[] { fields - 1 };
+            var counting = new CountingStream(file);
+            using var reader = new Lz4ArrowFileReader(counting, new Lz4FastOptions { Projection = IpcProjection.ByIndex(selected), MaxDegreeOfParallelism = 1 }, null, leaveOpen: true);
+            int index = reader.RecordBatchCount - 1;
+            (await Read(reader, 0, asynchronous)).Dispose();
+            int before = counting.Reads;
+            using (RecordBatch batch = await Read(reader, index, asynchronous))
+                Assert.True(batch.Length > 0);
+            int reads = counting.Reads - before;
+            _output.WriteLine($"{stream} async {asynchronous}: batch {index} with fields [{string.Join(",", selected)}]: {reads} read(s)");
+            // Each selected field's buffers lie together in the file: one read each, after the metadata's.
+            Assert.True(reads <= 1 + selected.Length, $"{reads} reads for the metadata and {selected.Length} field(s)");
+        }
+
         /// <summary>The wide corpus stream's one batch (200 fields) twice, as an LZ4 IPC file (with 4-byte length prefixes when <paramref name="legacy"/>).</summary>
         private static byte[] WideTwice(bool legacy)
         {
