@@ -213,9 +213,10 @@ namespace ArrowLz4Fast
             // A body is all there unless the message loop defers it.
             _source = _wholeBody;
             reader = new FlatReader(_header, 8, length, metadataOffset);
-            // A schema this thread verified before, byte for byte, is not walked again.
+            // A schema this thread verified before, byte for byte, is not walked again; nor is a message its file
+            // reader verified whole at its file offset (errors there name the batch), served from that reader's array.
             bool known = IpcVerifiedSchema.TryMatch(reader.Data, out IpcMessage message, out int nodes, out int buffers);
-            if (!known)
+            if (!known && !_input.TryVerified(metadataOffset, length, out message))
                 message = IpcMessageParser.Parse(reader);
             _message = message;
             _messagesParsed++;

@@ -159,22 +159,19 @@ namespace ArrowLz4Fast
             if (TryDeferGather())
                 return _gatherLength;
             long cursor = BeginGather();
-            for (int i = 0; i < _gatherCount; i++)
+            for (int i = NextRun(0, out IpcBufferItem run); run.SourceLength > 0; i = NextRun(i, out run))
             {
-                IpcBufferItem item = _gather[i];
-                if (item.SourceLength == 0)
-                    continue;
-                SkipSync(item.Source - cursor);
+                SkipSync(run.Source - cursor);
                 int got = 0;
-                while (got < item.SourceLength)
+                while (got < run.SourceLength)
                 {
-                    int chunk = GatherRoom(item.Destination, got, item.SourceLength);
-                    int m = _input.Read(_body, item.Destination + got, chunk);
+                    int chunk = GatherRoom(run.Destination, got, run.SourceLength);
+                    int m = _input.Read(_body, run.Destination + got, chunk);
                     if (m <= 0)
-                        IpcErrors.ThrowTruncated(_input.Position, "a message body", _gatherSource, item.Source + got);
+                        IpcErrors.ThrowTruncated(_input.Position, "a message body", _gatherSource, run.Source + got);
                     got += m;
                 }
-                cursor = item.Source + (long)item.SourceLength;
+                cursor = run.Source + (long)run.SourceLength;
             }
             SkipSync(_gatherSource - cursor);
             return EndGather();
@@ -186,25 +183,53 @@ namespace ArrowLz4Fast
             if (TryDeferGather())
                 return _gatherLength;
             long cursor = BeginGather();
-            for (int i = 0; i < _gatherCount; i++)
+            for (int i = NextRun(0, out IpcBufferItem run); run.SourceLength > 0; i = NextRun(i, out run))
             {
-                IpcBufferItem item = _gather[i];
-                if (item.SourceLength == 0)
-                    continue;
-                await SkipAsync(item.Source - cursor, cancellationToken).ConfigureAwait(false);
+                await SkipAsync(run.Source - cursor, cancellationToken).ConfigureAwait(false);
                 int got = 0;
-                while (got < item.SourceLength)
+                while (got < run.SourceLength)
                 {
-                    int chunk = GatherRoom(item.Destination, got, item.SourceLength);
-                    int m = await _input.ReadAsync(_body.AsMemory(item.Destination + got, chunk), SkipScratch, cancellationToken).ConfigureAwait(false);
+                    int chunk = GatherRoom(run.Destination, got, run.SourceLength);
+                    int m = await _input.ReadAsync(_body.AsMemory(run.Destination + got, chunk), SkipScratch, cancellationToken).ConfigureAwait(false);
                     if (m <= 0)
-                        IpcErrors.ThrowTruncated(_input.Position, "a message body", _gatherSource, item.Source + got);
+                        IpcErrors.ThrowTruncated(_input.Position, "a message body", _gatherSource, run.Source + got);
                     got += m;
                 }
-                cursor = item.Source + (long)item.SourceLength;
+                cursor = run.Source + (long)run.SourceLength;
             }
             await SkipAsync(_gatherSource - cursor, cancellationToken).ConfigureAwait(false);
             return EndGather();
+        }
+
+        /// <summary>
+        /// The next bytes to gather from kept buffer <paramref name="i"/> on, as one read: kept buffers that lie in the
+        /// original body as far apart as in the compacted one (a field's validity, offsets and data, padding between)
+        /// are read together, a system call each instead of one per buffer. Returns the buffer after the run; the run
+        /// is empty when no kept buffer is left.
+        /// </summary>
+        private int NextRun(int i, out IpcBufferItem run)
+        {
+            run = default;
+            while (i < _gatherCount && _gather[i].SourceLength == 0)
+                i++;
+            if (i == _gatherCount)
+                return i;
+            IpcBufferItem first = _gather[i];
+            long end = first.Source + (long)first.SourceLength;
+            for (i++; i < _gatherCount; i++)
+            {
+                IpcBufferItem next = _gather[i];
+                if (next.SourceLength == 0)
+                    continue;
+                // The buffers are in order without overlap (checked with the metadata): the gap is padding, a few bytes.
+                if (next.Source - first.Source != next.Destination - first.Destination)
+                    break;
+                end = next.Source + (long)next.SourceLength;
+            }
+            run.Source = first.Source;
+            run.Destination = first.Destination;
+            run.SourceLength = (int)(end - first.Source);
+            return i;
         }
 
         /// <summary>

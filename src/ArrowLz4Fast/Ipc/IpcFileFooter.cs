@@ -1,5 +1,7 @@
 using System;
 using System.Buffers.Binary;
+using System.IO;
+using ArrowLz4Fast.Frames;
 
 namespace ArrowLz4Fast.Ipc
 {
@@ -108,7 +110,16 @@ namespace ArrowLz4Fast.Ipc
             if (length <= 0 || length != block.MetadataLength - prefix)
                 IpcErrors.Throw(block.Offset, $"{block.Name}: its message says {length} bytes of metadata after a {prefix}-byte prefix, the footer's block {block.MetadataLength} bytes in all");
             reader = new FlatReader(metadata, prefix, length, block.Offset + prefix);
-            IpcMessage message = IpcMessageParser.Parse(reader);
+            IpcMessage message;
+            try
+            {
+                message = IpcMessageParser.Parse(reader);
+            }
+            catch (InvalidDataException e) when (e.InnerException is Lz4FrameException frame)
+            {
+                // The walk names the field at fault; the block names the message, as the checks below do.
+                throw IpcErrors.At(frame.Kind, frame.Offset, $"{block.Name}: {frame.Detail}", frame.InnerException);
+            }
             if (message.HeaderType != headerType)
                 IpcErrors.Throw(block.Offset + prefix, $"{block.Name}: its message is of header type {message.HeaderType}, not {headerType}");
             if (message.BodyLength != block.BodyLength)

@@ -48,6 +48,19 @@ namespace ArrowLz4Fast.Ipc
         /// <summary>The bytes of the IPC stream consumed so far, counting from its start (the file magic included).</summary>
         public long Position => _position;
 
+        /// <summary>
+        /// Whether the message metadata read at [<paramref name="position"/>, +<paramref name="length"/>) was verified
+        /// whole by whoever gave the input those bytes (a file reader's spliced stream): then
+        /// <paramref name="message"/> is what verifying them found, and they need not be walked again.
+        /// </summary>
+        public bool TryVerified(long position, int length, out IpcMessage message)
+        {
+            if (_stream is IpcSpliceStream splice)
+                return splice.TryVerified(position, length, out message);
+            message = default;
+            return false;
+        }
+
         /// <summary>Whether bytes taken ahead are still to be consumed: they come before the input's own.</summary>
         public bool HasLookahead => _start < _end;
 

@@ -61,6 +61,26 @@ namespace ArrowLz4Fast.Ipc
         public void Continue(Piece[] pieces, int count) => Place(pieces, count, _length);
 
         /// <summary>
+        /// Whether bytes [<paramref name="position"/>, +<paramref name="length"/>) of this stream are exactly the
+        /// flatbuffer of a piece given as verified (<see cref="Piece.Verified"/>): then the bytes read there are the
+        /// piece's own, and <paramref name="message"/> is what verifying them found.
+        /// </summary>
+        public bool TryVerified(long position, int length, out IpcMessage message)
+        {
+            for (int i = 0; i < _count; i++)
+            {
+                ref Piece p = ref _pieces[i];
+                if (p.IsVerified && position == p.Start + p.Prefix && length == p.Length - p.Prefix)
+                {
+                    message = p.Message;
+                    return true;
+                }
+            }
+            message = default;
+            return false;
+        }
+
+        /// <summary>
         /// Where <paramref name="position"/> of this stream lies in the file: its place in a file range, or the file
         /// offset its memory piece stands for.
         /// </summary>
@@ -86,8 +106,9 @@ namespace ArrowLz4Fast.Ipc
         public int Read(Span<byte> buffer)
 #endif
         {
-            if (!Locate(out Piece piece, out long within))
+            if (!Locate(out long within))
                 return 0;
+            ref Piece piece = ref _pieces[_piece];
             int n = (int)Math.Min(buffer.Length, piece.Length - within);
             if (piece.InFile)
             {
@@ -138,13 +159,15 @@ namespace ArrowLz4Fast.Ipc
         private async ValueTask<int> ReadCoreAsync(Memory<byte> buffer, CancellationToken cancellationToken)
         {
             cancellationToken.ThrowIfCancellationRequested();
-            if (!Locate(out Piece piece, out long within))
+            if (!Locate(out long within))
                 return 0;
-            int n = (int)Math.Min(buffer.Length, piece.Length - within);
-            if (piece.InFile)
-                n = await _file.ReadAtAsync(piece.FileOffset + within, buffer.Slice(0, n), cancellationToken).ConfigureAwait(false);
+            Piece[] pieces = _pieces;
+            int at = _piece;
+            int n = (int)Math.Min(buffer.Length, pieces[at].Length - within);
+            if (pieces[at].InFile)
+                n = await _file.ReadAtAsync(pieces[at].FileOffset + within, buffer.Slice(0, n), cancellationToken).ConfigureAwait(false);
             else
-                piece.Bytes.Span.Slice((int)within, n).CopyTo(buffer.Span);
+                pieces[at].Bytes.Span.Slice((int)within, n).CopyTo(buffer.Span);
             _position += n;
             return n;
         }
@@ -162,10 +185,9 @@ namespace ArrowLz4Fast.Ipc
             _length = at;
         }
 
-        /// <summary>The piece holding the position and the position's place in it; false at or past the end.</summary>
-        private bool Locate(out Piece piece, out long within)
+        /// <summary>Makes the piece holding the position the current one (<c>_piece</c>) and gives the position's place in it; false at or past the end.</summary>
+        private bool Locate(out long within)
         {
-            piece = default;
             within = 0;
             if (_position >= _length)
                 return false;
@@ -174,8 +196,7 @@ namespace ArrowLz4Fast.Ipc
                 _piece = 0;
             while (_pieces[_piece].Start + _pieces[_piece].Length <= _position)
                 _piece++;
-            piece = _pieces[_piece];
-            within = _position - piece.Start;
+            within = _position - _pieces[_piece].Start;
             return true;
         }
 
@@ -201,8 +222,25 @@ namespace ArrowLz4Fast.Ipc
             /// <summary>Where the piece starts in the stream (set by the stream).</summary>
             public long Start;
 
+            /// <summary>The piece is one message's metadata, verified whole before it was given: <see cref="Message"/> is what that found.</summary>
+            public bool IsVerified;
+
+            /// <summary>For a verified piece: the length prefix's bytes, before the flatbuffer.</summary>
+            public int Prefix;
+
+            /// <summary>For a verified piece: what <see cref="IpcMessageParser.Parse"/> found in its flatbuffer.</summary>
+            public IpcMessage Message;
+
             public static Piece Memory(ReadOnlyMemory<byte> bytes, long fileOffset, long skew = 0, long fileLength = 0) =>
                 new() { Bytes = bytes, FileOffset = fileOffset, Skew = skew, FileLength = fileLength, Length = bytes.Length };
+
+            /// <summary>
+            /// A message's metadata (a <paramref name="prefix"/>-byte length prefix, then the flatbuffer), at
+            /// <paramref name="fileOffset"/> in the file, that <see cref="IpcMessageParser.Parse"/> verified whole in
+            /// these very bytes, finding <paramref name="message"/>; they must not change while the piece is used.
+            /// </summary>
+            public static Piece Verified(ReadOnlyMemory<byte> bytes, long fileOffset, int prefix, in IpcMessage message) =>
+                new() { Bytes = bytes, FileOffset = fileOffset, FileLength = bytes.Length, Length = bytes.Length, IsVerified = true, Prefix = prefix, Message = message };
 
             public static Piece File(long offset, long length) => new() { InFile = true, FileOffset = offset, Length = length };
         }

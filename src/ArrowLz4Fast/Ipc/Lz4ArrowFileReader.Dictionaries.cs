@@ -63,7 +63,8 @@ namespace ArrowLz4Fast
                     passThrough |= compressedOtherwise;
                     shared &= !delta && !compressedOtherwise;
                 }
-                pieces[2 * i] = IpcSpliceStream.Piece.Memory(metadata, block.Offset, 0, block.MetadataLength);
+                // The array is this read's own and never written again: the stream path need not verify it again.
+                pieces[2 * i] = IpcSpliceStream.Piece.Verified(metadata, block.Offset, block.MetadataLength - reader.Length, message);
                 pieces[(2 * i) + 1] = IpcSpliceStream.Piece.File(block.Body, block.BodyLength);
             }
             if (!shared)

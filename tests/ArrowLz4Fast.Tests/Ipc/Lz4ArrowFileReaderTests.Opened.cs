@@ -5,6 +5,7 @@ using System.IO;
 using System.Linq;
 using System.Threading.Tasks;
 using Apache.Arrow;
+using Apache.Arrow.Ipc;
 using Apache.Arrow.Types;
 using ArrowLz4Fast.Frames;
 using ArrowLz4Fast.Ipc;
@@ -180,6 +181,154 @@ namespace ArrowLz4Fast.Tests
             finally
             {
                 ArrowData.DisposeAll(expected);
+            }
+        }
+
+        /// <summary>
+        /// The reader verifies each batch's metadata whole and the stream path it feeds does not walk it again: a defect
+        /// anywhere in it, in an unselected field's buffer too, is still refused, on a read of an open session (batch 0
+        /// read first), naming the batch and the defect's offset in the file, and the session then reads on.
+        /// </summary>
+        [Theory]
+        [InlineData("buffer past the body", false, false)]
+        [InlineData("buffer past the body", true, false)]
+        [InlineData("buffer past the body", false, true)]
+        [InlineData("buffers out of order", false, false)]
+        [InlineData("bad vtable offset", false, false)]
+        [InlineData("bad vtable offset", true, false)]
+        [InlineData("bad vtable offset", false, true)]
+        public async Task A_corrupt_batch_message_read_in_an_open_session_names_the_batch_and_its_offset_in_the_file(string corruption, bool asynchronous, bool legacy)
+        {
+            byte[] file = WideTwice(legacy);
+            IpcFileFooter footer = IpcFileFooter.Read(IpcFileSource.Over(file));
+            Assert.Equal(2, footer.RecordBatches.Length);
+            IpcFileBlock block = footer.RecordBatches[1];
+            long flat = block.Offset + (legacy ? 4 : 8);
+            IpcMessage message = IpcMessageParser.Parse(new FlatReader(file, (int)flat, (int)(block.Offset + block.MetadataLength - flat), flat), buffers: true);
+            Assert.True(message.BufferCount > 4);
+            // The last buffer: the last field's, which the projection leaves out.
+            long last = flat + message.Buffers + ((message.BufferCount - 1) * IpcMessageParser.BufferStructSize);
+            long at;
+            string what;
+            switch (corruption)
+            {
+                case "buffer past the body":
+                    at = last;
+                    BinaryPrimitives.WriteInt64LittleEndian(file.AsSpan((int)at), block.BodyLength + 8);
+                    what = "lies outside the";
+                    break;
+                case "buffers out of order":
+                    at = last;
+                    BinaryPrimitives.WriteInt64LittleEndian(file.AsSpan((int)at), 0);
+                    BinaryPrimitives.WriteInt64LittleEndian(file.AsSpan((int)at + 8), 16);
+                    what = "overlaps or precedes the buffer before it";
+                    break;
+                default:
+                    // The RecordBatch table's offset to its vtable, pointed far outside the metadata.
+                    at = flat + message.Batch.Position;
+                    BinaryPrimitives.WriteInt32LittleEndian(file.AsSpan((int)at), -0x10000000);
+                    what = "vtable";
+                    break;
+            }
+            int fields;
+            using (var all = new Lz4ArrowFileReader(file))
+                fields = all.Schema.FieldsList.Count;
+            using RecordBatch expected = Expected(file, 0);
+
+            using var reader = new Lz4ArrowFileReader(file, new Lz4FastOptions { Projection = IpcProjection.ByIndex(0, 1), MaxDegreeOfParallelism = 2 }, null);
+            Assert.True(fields > 2);
+            using (RecordBatch first = await Read(reader, 0, asynchronous))
+                AssertProjected(expected, new[] { 0, 1 }, first, "batch 0, before");
+            for (int attempt = 0; attempt < 2; attempt++)
+            {
+                var e = await Assert.ThrowsAsync<InvalidDataException>(async () => (await Read(reader, 1, asynchronous)).Dispose());
+                _output.WriteLine($"{corruption}: {e.Message}");
+                Assert.Equal(at, Assert.IsType<Lz4FrameException>(e.InnerException).Offset);
+                // The stream path's checks name the batch as the reader reads it, the reader's own walk as the footer lists it.
+                Assert.Matches("record batch (block )?1 of the (IPC file|footer)", e.Message);
+                Assert.Contains(what, e.Message, StringComparison.Ordinal);
+                using RecordBatch again = await Read(reader, 0, asynchronous);
+                AssertProjected(expected, new[] { 0, 1 }, again, $"batch 0 after failure {attempt}");
+            }
+        }
+
+        /// <summary>
+        /// The stream path takes a message as verified only where a piece given as verified lies, exactly: a corrupt
+        /// batch message in a plain memory piece after a verified one is walked, and refused, as any other.
+        /// </summary>
+        [Fact]
+        public void A_verified_piece_vouches_only_for_its_own_bytes()
+        {
+            byte[] file = WideTwice(legacy: false);
+            IpcFileSource source = IpcFileSource.Over(file);
+            IpcFileFooter footer = IpcFileFooter.Read(source);
+            IpcFileBlock first = footer.RecordBatches[0], second = footer.RecordBatches[1];
+            byte[] good = file.AsSpan((int)first.Offset, first.MetadataLength).ToArray();
+            IpcMessage message = IpcFileFooter.CheckMessage(good, good.Length, first, IpcMessageParser.HeaderRecordBatch, out _);
+            byte[] bad = file.AsSpan((int)second.Offset, second.MetadataLength).ToArray();
+            // The second batch's root offset points far outside its metadata: only the verifier's walk follows it before
+            // Arrow's reader does (the stream path goes by what the walk found).
+            BinaryPrimitives.WriteInt32LittleEndian(bad.AsSpan(8), 0x10000000);
+            Assert.Equal(good.Length, bad.Length);
+            var pieces = new[]
+            {
+                IpcSpliceStream.Piece.Memory(footer.SchemaMessage, footer.Offset, IpcFileFooter.SchemaSkew, footer.Length),
+                IpcSpliceStream.Piece.Verified(good, first.Offset, 8, message),
+                IpcSpliceStream.Piece.File(first.Body, first.BodyLength),
+                IpcSpliceStream.Piece.Memory(bad, second.Offset, 0, bad.Length),
+                IpcSpliceStream.Piece.File(second.Body, second.BodyLength),
+            };
+            var stream = new IpcDecompressingStream(new IpcSpliceStream(source, pieces, pieces.Length), new Lz4FastOptions { MaxDegreeOfParallelism = 1 }, leaveOpen: false, IpcDecompressingStream.DefaultMaxBodyLength, drainAtEnd: false);
+            using var reader = new ArrowStreamReader(stream, SlabMemoryAllocator.Shared, Factory(), leaveOpen: false);
+            using (RecordBatch verified = reader.ReadNextRecordBatch()!)
+            using (RecordBatch expected = Expected(file, 0))
+                ArrowData.AssertSame(new[] { expected }, new[] { verified }, allowLongerBuffers: false, "the verified batch");
+            var e = Assert.Throws<InvalidDataException>(() => reader.ReadNextRecordBatch());
+            _output.WriteLine(e.Message);
+            Assert.Contains("Message: offset points to 268435456, past the", e.Message, StringComparison.Ordinal);
+            // The offset is the spliced stream's: the second message's metadata follows the first batch.
+            Assert.Equal(pieces[3].Start + 8, Assert.IsType<Lz4FrameException>(e.InnerException).Offset);
+        }
+
+        /// <summary>
+        /// In an open session a batch costs one read of its metadata, and one of each run of selected buffers lying
+        /// next to each other (a field's validity, offsets and data, with the padding between), not one per buffer.
+        /// </summary>
+        [Theory]
+        [InlineData("ipc/pyarrow/wide.arrows", false)]
+        [InlineData("ipc/pyarrow/wide.arrows", true)]
+        [InlineData("ipc/pyarrow/strings.arrows", false)]
+        public async Task A_read_of_an_open_session_reads_the_metadata_and_each_selected_fields_buffers_at_once(string stream, bool asynchronous)
+        {
+            byte[] file = stream.EndsWith("wide.arrows", StringComparison.Ordinal) ? WideTwice(legacy: false) : FileOf(Corpus.Committed(stream));
+            int fields;
+            using (var all = new Lz4ArrowFileReader(file))
+                fields = all.Schema.FieldsList.Count;
+            int[] selected = fields > 2 ? new[] { 0, fields - 1 } : new[] { fields - 1 };
+            var counting = new CountingStream(file);
+            using var reader = new Lz4ArrowFileReader(counting, new Lz4FastOptions { Projection = IpcProjection.ByIndex(selected), MaxDegreeOfParallelism = 1 }, null, leaveOpen: true);
+            int index = reader.RecordBatchCount - 1;
+            (await Read(reader, 0, asynchronous)).Dispose();
+            int before = counting.Reads;
+            using (RecordBatch batch = await Read(reader, index, asynchronous))
+                Assert.True(batch.Length > 0);
+            int reads = counting.Reads - before;
+            _output.WriteLine($"{stream} async {asynchronous}: batch {index} with fields [{string.Join(",", selected)}]: {reads} read(s)");
+            // Each selected field's buffers lie together in the file: one read each, after the metadata's.
+            Assert.True(reads <= 1 + selected.Length, $"{reads} reads for the metadata and {selected.Length} field(s)");
+        }
+
+        /// <summary>The wide corpus stream's one batch (200 fields) twice, as an LZ4 IPC file (with 4-byte length prefixes when <paramref name="legacy"/>).</summary>
+        private static byte[] WideTwice(bool legacy)
+        {
+            List<RecordBatch> batches = ArrowData.ReadAll(Corpus.Committed("ipc/pyarrow/wide.arrows"), Factory());
+            try
+            {
+                return IpcWriter.Write(new[] { batches[0], batches[0] }, new Lz4FastCodecFactory(), fileFormat: true, legacy: legacy);
+            }
+            finally
+            {
+                ArrowData.DisposeAll(batches);
             }
         }
 

@@ -18,6 +18,9 @@ namespace ArrowLz4Fast.Tests.Support
 
         public long BytesRead { get; private set; }
 
+        /// <summary>How many reads were asked for.</summary>
+        public int Reads { get; private set; }
+
         public override bool CanRead => true;
 
         public override bool CanSeek => _seekable;
@@ -38,6 +41,7 @@ namespace ArrowLz4Fast.Tests.Support
 
         public override int Read(byte[] buffer, int offset, int count)
         {
+            Reads++;
             int n = (int)Math.Max(0, Math.Min(count, _bytes.Length - _position));
             System.Array.Copy(_bytes, _position, buffer, offset, n);
             _position += n;
