@@ -52,17 +52,7 @@ namespace ArrowLz4Fast.Benchmarks
             _allCores = new Lz4FastOptions { MaxDegreeOfParallelism = -1 };
             _oneCore = new Lz4FastOptions { MaxDegreeOfParallelism = 1 };
             (_bodies, _items) = WriteShapes.Bodies(_batches);
-            int most = 0, room = 0;
-            _frames = new byte[_bodies.Length][];
-            for (int i = 0; i < _bodies.Length; i++)
-            {
-                room = 0;
-                foreach (Lz4FrameBatchItem item in _items[i])
-                    room = Math.Max(room, item.DestinationOffset + item.DestinationLength);
-                _frames[i] = new byte[room];
-                most = Math.Max(most, _items[i].Length);
-            }
-            _written = new int[Math.Max(most, 1)];
+            _frames = WriteShapes.Frames(_bodies, _items, out _written);
             VcpuSpeed.Log("setup");
         }
 
@@ -199,6 +189,23 @@ namespace ArrowLz4Fast.Benchmarks
     /// <summary>The write benchmark's tables: numeric columns shaped like measurements and keys, and corpus streams.</summary>
     internal static class WriteShapes
     {
+        /// <summary>Room for every batch's frames (as its items place them), and a length per item of the largest batch.</summary>
+        public static byte[][] Frames(byte[][] bodies, Lz4FrameBatchItem[][] items, out int[] written)
+        {
+            var frames = new byte[bodies.Length][];
+            int most = 1;
+            for (int i = 0; i < bodies.Length; i++)
+            {
+                int room = 0;
+                foreach (Lz4FrameBatchItem item in items[i])
+                    room = Math.Max(room, item.DestinationOffset + item.DestinationLength);
+                frames[i] = new byte[room];
+                most = Math.Max(most, items[i].Length);
+            }
+            written = new int[most];
+            return frames;
+        }
+
         public static List<RecordBatch> Batches(int batches, int rows, int columns)
         {
             var random = new Random(42);

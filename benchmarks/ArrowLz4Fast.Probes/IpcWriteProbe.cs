@@ -31,17 +31,7 @@ namespace ArrowLz4Fast.Benchmarks
             var all = new Lz4FastOptions { MaxDegreeOfParallelism = -1 };
             var one = new Lz4FastOptions { MaxDegreeOfParallelism = 1 };
             (byte[][] bodies, Lz4FrameBatchItem[][] items) = WriteShapes.Bodies(batches);
-            var frames = new byte[bodies.Length][];
-            int most = 1;
-            for (int i = 0; i < bodies.Length; i++)
-            {
-                int room = 0;
-                foreach (Lz4FrameBatchItem item in items[i])
-                    room = Math.Max(room, item.DestinationOffset + item.DestinationLength);
-                frames[i] = new byte[room];
-                most = Math.Max(most, items[i].Length);
-            }
-            var written = new int[most];
+            byte[][] frames = WriteShapes.Frames(bodies, items, out int[] written);
             var twoThreads = new Lz4FrameEncoderOptions(parallelism: new Lz4Parallelism(2, minimumLength: 1));
             var names = new[] { "codec, all", "codec, one", "stream, all", "stream, one", "file codec, all", "file stream, all", "uncompressed", "compress only, 2" };
             var cases = new List<Func<long>>
@@ -137,17 +127,7 @@ namespace ArrowLz4Fast.Benchmarks
             var output = new MemoryStream(256 << 20);
             var all = new Lz4FastOptions { MaxDegreeOfParallelism = -1 };
             (byte[][] bodies, Lz4FrameBatchItem[][] items) = WriteShapes.Bodies(batches);
-            var frames = new byte[bodies.Length][];
-            int most = 1;
-            for (int i = 0; i < bodies.Length; i++)
-            {
-                int room = 0;
-                foreach (Lz4FrameBatchItem item in items[i])
-                    room = Math.Max(room, item.DestinationOffset + item.DestinationLength);
-                frames[i] = new byte[room];
-                most = Math.Max(most, items[i].Length);
-            }
-            var written = new int[most];
+            byte[][] frames = WriteShapes.Frames(bodies, items, out int[] written);
             var twoThreads = new Lz4FrameEncoderOptions(parallelism: new Lz4Parallelism(2, minimumLength: 1));
             var rows = new List<(double Asymmetry, double Stream, double Ceiling)>();
             var clock = System.Diagnostics.Stopwatch.StartNew();
