@@ -129,7 +129,7 @@ namespace ArrowLz4Fast
                     case Phase.Metadata:
                         if (got < _metadataLength)
                             IpcErrors.ThrowTruncated(_input.Position, "message metadata", _metadataLength, got);
-                        _message = ParseMetadata(_metadataLength, out _reader);
+                        ParseMetadata(_metadataLength, out _reader);
                         if (_projection is not null && Project())
                             return true;
                         // Anything but an LZ4 body passes through as it is: its header is queued already.
@@ -200,14 +200,15 @@ namespace ArrowLz4Fast
         }
 
         // What the last schema says its batches need, and the check of each compressed batch against it.
-        private readonly IpcStreamLayouts _layouts = new IpcStreamLayouts();
+        private readonly IpcStreamLayouts _layouts;
 
         /// <summary>
         /// Parses and checks the metadata in <c>_header</c>[8..8+<paramref name="length"/>) and queues its header as the
         /// current format writes it (continuation marker, length). A message that passes through is set up to do so; an
         /// LZ4 one is checked against its schema, and its buffers' extents against the body, before its body is read.
+        /// The message is left in <c>_message</c>, not returned: the caller would copy it again.
         /// </summary>
-        private IpcMessage ParseMetadata(int length, out FlatReader reader)
+        private void ParseMetadata(int length, out FlatReader reader)
         {
             long metadataOffset = _input.Position - length;
             // A body is all there unless the message loop defers it.
@@ -237,7 +238,7 @@ namespace ArrowLz4Fast
             {
                 _passRemaining = message.BodyLength;
                 BeginHeader(8 + length, message.BodyLength > 0 ? State.PassBody : State.NextMessage);
-                return message;
+                return;
             }
             // Bounds before allocation: the body is read only once its length and its buffers are known to be sane.
             if (message.BodyLength > DefaultMaxBodyLength)
@@ -252,7 +253,6 @@ namespace ArrowLz4Fast
             }
             _bodyOffset = _input.Position;
             _known = Known.MetadataBuffers;
-            return message;
         }
 
         /// <summary>Lays the read body out for decoding and queues the metadata rewritten for the decompressed body.</summary>

@@ -25,7 +25,7 @@ namespace ArrowLz4Fast
 
         // The last schema's metadata, in a pooled copy, and its columns, read from it only when an error names a field
         // or the verifying read needs them: a stream that neither fails nor verifies allocates nothing for them.
-        private byte[] _schema = Array.Empty<byte>();
+        private byte[] _schema;
         private int _schemaLength;
         private FlatTable _schemaRoot;
         private IpcSchemaColumns? _columns;

@@ -46,7 +46,8 @@ namespace ArrowLz4Fast
         private readonly bool _drainAtEnd;
         private readonly IpcBodyDecoder _decoder;
         private readonly WholeWriteHandoff _handoff = new WholeWriteHandoff();
-        private readonly IpcBodySource _wholeBody = new IpcBodySource();
+        private readonly IpcBodySource _wholeBody;
+        private readonly IpcStreamSpares _spares;
 
         private State _state;
         private State _afterHeader;
@@ -61,7 +62,7 @@ namespace ArrowLz4Fast
         private IpcBodySource _source;
         private IpcDeferredBody? _deferred;
         private long _bodyOffset;
-        private IpcBufferItem[] _items = Array.Empty<IpcBufferItem>();
+        private IpcBufferItem[] _items;
         private int _itemCount;
         private int _outputLength;
         private int _outputRead;
@@ -140,7 +141,11 @@ namespace ArrowLz4Fast
             _leaveOpen = leaveOpen;
             _maxBodyLength = maxBodyLength;
             _drainAtEnd = drainAtEnd;
-            _decoder = new IpcBodyDecoder(options ?? s_defaults);
+            // Parts the last stream disposed on this thread left, or new ones.
+            _spares = IpcStreamSpares.Take(out _items, out _schema);
+            _layouts = _spares.Layouts;
+            _wholeBody = _spares.WholeBody;
+            _decoder = options is null ? _spares.DefaultDecoder ??= new IpcBodyDecoder(s_defaults) : new IpcBodyDecoder(options);
             _verifyOffsets = options?.VerifyOffsets ?? false;
             _projection = options?.Projection;
             _canReadAhead = _decoder.Degree > 1 && _input.CanReadAhead;
@@ -247,17 +252,21 @@ namespace ArrowLz4Fast
                 ArrayPool<byte>.Shared.Return(_window);
                 _window = null;
             }
-            if (_items.Length > 0)
-                ArrayPool<IpcBufferItem>.Shared.Return(_items);
-            _items = Array.Empty<IpcBufferItem>();
-            ReturnSchema();
             ReturnProjectionArrays();
             if (_spare is not null)
             {
                 ArrayPool<byte>.Shared.Return(_spare);
                 _spare = null;
             }
-            _decoder.Release();
+            if (_decoder != _spares.DefaultDecoder)
+                _decoder.Release();
+            // The next stream made on this thread takes the items, the schema's array and the rest over.
+            IpcBufferItem[] items = _items;
+            byte[] schema = _schema;
+            _items = Array.Empty<IpcBufferItem>();
+            _schema = Array.Empty<byte>();
+            _schemaLength = 0;
+            _spares.Leave(items, schema);
         }
 
         private static void ValidateBuffer(byte[] buffer, int offset, int count)

@@ -56,6 +56,17 @@ namespace ArrowLz4Fast.Ipc
             }
         }
 
+        /// <summary>Forgets every schema, as a new instance would have none: for a stream that takes this one over from a disposed one.</summary>
+        public void Reset()
+        {
+            _summary.Dictionaries?.Clear();
+            _summary.NullNodes?.Clear();
+            _summary.Nodes = -1;
+            _summary.Buffers = -1;
+            _missing = 0;
+            _schema = false;
+        }
+
         /// <summary>
         /// Takes a schema verified before, with the same bytes, whose layout <see cref="TryCountsOnly"/> gave: as
         /// <see cref="Observe"/> would leave things after it.
