@@ -64,18 +64,12 @@ namespace ArrowLz4Fast.Benchmarks
         public void Cleanup()
         {
             VcpuSpeed.Log("cleanup");
-            if (_interleavedCount < 8)
+            if (!_interleaved.Enough)
                 return;
-            int count = Math.Min(_interleavedCount, _interleaved.Length);
-            long[][] m = _interleaved.Skip(count / 2).Take(count - (count / 2)).ToArray();
-            double Median(Func<long[], double> of)
-            {
-                double[] sorted = m.Select(of).OrderBy(v => v).ToArray();
-                return sorted.Length % 2 == 1 ? sorted[sorted.Length / 2] : (sorted[(sorted.Length / 2) - 1] + sorted[sorted.Length / 2]) / 2;
-            }
-            double Ms(long ticks) => ticks * 1000.0 / Stopwatch.Frequency;
+            InterleavedTimes m = _interleaved;
+            double Ms(int path) => m.MedianMicroseconds(path) / 1000;
             Console.WriteLine(FormattableString.Invariant(
-                $"// interleaved write: {Shape}: {m.Length} operations; medians ms: codec {Median(t => Ms(t[0])):F3}, stream {Median(t => Ms(t[1])):F3}, file codec {Median(t => Ms(t[2])):F3}, file stream {Median(t => Ms(t[3])):F3}, uncompressed {Median(t => Ms(t[4])):F3}, compress only {Median(t => Ms(t[5])):F3}, codec one core {Median(t => Ms(t[6])):F3}, stream one core {Median(t => Ms(t[7])):F3}; per operation: stream gain {Median(t => (double)t[0] / t[1]):F3}, file gain {Median(t => (double)t[2] / t[3]):F3}, ceiling share {Median(t => (double)(t[4] + t[5]) / t[1]):F3} (file {Median(t => (double)(t[4] + t[5]) / t[3]):F3}), one core {Median(t => (double)t[6] / t[7]):F3}"));
+                $"// interleaved write: {Shape}: {m.Operations} operations; medians ms: codec {Ms(0):F3}, stream {Ms(1):F3}, file codec {Ms(2):F3}, file stream {Ms(3):F3}, uncompressed {Ms(4):F3}, compress only {Ms(5):F3}, codec one core {Ms(6):F3}, stream one core {Ms(7):F3}; per operation: stream gain {m.MedianRatio(0, 1):F3}, file gain {m.MedianRatio(2, 3):F3}, ceiling share {m.Median(t => (double)(t[4] + t[5]) / t[1]):F3} (file {m.Median(t => (double)(t[4] + t[5]) / t[3]):F3}), one core {m.MedianRatio(6, 7):F3}"));
         }
 
         /// <summary>
@@ -85,29 +79,12 @@ namespace ArrowLz4Fast.Benchmarks
         /// medians of the second half of the operations and the per-operation ratios.
         /// </summary>
         [Benchmark(Description = "interleaved: every case in turn")]
-        public long Interleaved()
+        public long Interleaved() => _interleaved.Run(_paths ??= new Func<long>[]
         {
-            Func<long>[] paths = _paths ??= new Func<long>[]
-            {
-                CodecAllCores, StreamAllCores, FileCodecAllCores, FileStreamAllCores, UncompressedWrite, CompressOnlyTwoThreads, CodecOneCore, StreamOneCore,
-            };
-            int turn = _interleavedCount % paths.Length;
-            long total = 0;
-            for (int i = 0; i < paths.Length; i++)
-            {
-                int path = (turn + i) % paths.Length;
-                long start = Stopwatch.GetTimestamp();
-                total += paths[path]();
-                if (_interleavedCount < _interleaved.Length)
-                    _interleaved[_interleavedCount][path] = Stopwatch.GetTimestamp() - start;
-            }
-            _interleavedCount++;
-            return total;
-        }
+            CodecAllCores, StreamAllCores, FileCodecAllCores, FileStreamAllCores, UncompressedWrite, CompressOnlyTwoThreads, CodecOneCore, StreamOneCore,
+        });
 
-        // Per operation, the ticks of each path in Interleaved's order. Preallocated, so timing allocates nothing.
-        private readonly long[][] _interleaved = Enumerable.Range(0, 4096).Select(_ => new long[8]).ToArray();
-        private int _interleavedCount;
+        private readonly InterleavedTimes _interleaved = new InterleavedTimes(8, kept: 4096);
         private Func<long>[]? _paths;
 
         [Benchmark(Baseline = true, Description = "codec path, all cores")]

@@ -70,6 +70,8 @@ namespace ArrowLz4Fast.Benchmarks
         [GlobalCleanup]
         public void Cleanup()
         {
+            if (_interleaved.Enough)
+                Console.WriteLine(FormattableString.Invariant($"// interleaved random access: batch {Index}: {_interleaved.Operations} operations; medians opened once {_interleaved.MedianMicroseconds(0):F3} us, ceiling {_interleaved.MedianMicroseconds(1):F3} us; per operation ceiling/opened once {_interleaved.MedianRatio(1, 0):F3}"));
             _opened.Dispose();
             _ceiling.Dispose();
             File.Delete(_filePath);
@@ -106,6 +108,16 @@ namespace ArrowLz4Fast.Benchmarks
 
         [Benchmark(Description = "ceiling: the two columns' bytes read at their offsets and decoded")]
         public long CeilingTwoColumns() => _ceiling.Read();
+
+        /// <summary>
+        /// The reader opened once and the ceiling one after the other in each operation (<see cref="InterleavedTimes"/>);
+        /// the cleanup prints their medians and the per-operation share as <c>// interleaved random access: …</c>.
+        /// </summary>
+        [Benchmark(Description = "interleaved: opened once and the ceiling in turn")]
+        public long Interleaved() => _interleaved.Run(_paths ??= new Func<long>[] { OpenedOnceTwoColumns, CeilingTwoColumns });
+
+        private readonly InterleavedTimes _interleaved = new InterleavedTimes(2);
+        private Func<long>[]? _paths;
 
         [Benchmark(Description = "Lz4ArrowFileReader, every column, batch i")]
         public long RandomAccessAllColumns()

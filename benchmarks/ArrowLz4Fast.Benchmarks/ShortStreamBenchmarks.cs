@@ -54,6 +54,24 @@ namespace ArrowLz4Fast.Benchmarks
         [Benchmark(Description = "IpcDecompressingStream")]
         public long Wrapper() => Read(new IpcDecompressingStream(new MemoryStream(NextVersion(), writable: false)), null);
 
+        /// <summary>
+        /// The codec path and the wrapper one after the other in each operation (<see cref="InterleavedTimes"/>); the
+        /// cleanup prints their medians and the per-operation ratio as <c>// interleaved short stream: …</c>. With two
+        /// versions, each path still meets a schema other than the one it read last.
+        /// </summary>
+        [Benchmark(Description = "interleaved: codec path and IpcDecompressingStream in turn")]
+        public long Interleaved() => _interleaved.Run(_paths ??= new Func<long>[] { Codec, Wrapper });
+
+        private readonly InterleavedTimes _interleaved = new InterleavedTimes(2);
+        private Func<long>[]? _paths;
+
+        [GlobalCleanup]
+        public void Cleanup()
+        {
+            if (_interleaved.Enough)
+                Console.WriteLine(FormattableString.Invariant($"// interleaved short stream: {Stream}, schema {Schema}: {_interleaved.Operations} operations; medians codec {_interleaved.MedianMicroseconds(0):F3} us, wrapper {_interleaved.MedianMicroseconds(1):F3} us; per operation codec/wrapper {_interleaved.MedianRatio(0, 1):F3}"));
+        }
+
         private byte[] NextVersion()
         {
             byte[] bytes = _versions[_next];
