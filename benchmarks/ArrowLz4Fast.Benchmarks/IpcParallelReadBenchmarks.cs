@@ -178,7 +178,7 @@ namespace ArrowLz4Fast.Benchmarks
         /// bound: the ceiling from the input (<see cref="CeilingFromInput"/>), the copy split between the two threads.
         /// </remarks>
         [Benchmark]
-        public long Interleaved_2cores() => Interleave(_interleaved2, ref _interleaved2Count, _paths2 ??= new Func<long>[] { Codec_2cores, Wrapper_2cores, Ceiling_2cores_hot, Wrapper_2cores_memory, InputCopy, CeilingFromInput });
+        public long Interleaved_2cores() => _interleaved2.Run(_paths2 ??= new Func<long>[] { Codec_2cores, Wrapper_2cores, Ceiling_2cores_hot, Wrapper_2cores_memory, InputCopy, CeilingFromInput });
 
         /// <summary>
         /// The hot ceiling for a reader that must copy its input, the copy shared perfectly: each of the two threads
@@ -212,7 +212,7 @@ namespace ArrowLz4Fast.Benchmarks
 
         /// <summary>The codec path and the wrapper at one core, interleaved as <see cref="Interleaved_2cores"/> is (<c>// interleaved 1 core: …</c>).</summary>
         [Benchmark]
-        public long Interleaved_1core() => Interleave(_interleaved1, ref _interleaved1Count, _paths1 ??= new Func<long>[] { Codec_1core, Wrapper_1core });
+        public long Interleaved_1core() => _interleaved1.Run(_paths1 ??= new Func<long>[] { Codec_1core, Wrapper_1core });
 
         /// <summary>
         /// The codec path and the wrapper from a file, as README's example opens it (<see cref="File.OpenRead"/>; in the
@@ -220,7 +220,7 @@ namespace ArrowLz4Fast.Benchmarks
         /// is (<c>// interleaved 2 cores from a file: …</c>).
         /// </summary>
         [Benchmark]
-        public long Interleaved_2cores_file() => Interleave(_interleavedFile, ref _interleavedFileCount, _pathsFile ??= new Func<long>[]
+        public long Interleaved_2cores_file() => _interleavedFile.Run(_pathsFile ??= new Func<long>[]
         {
             () => Read(File.OpenRead(_file), Codec(2)),
             () => Read(new IpcDecompressingStream(File.OpenRead(_file), Options(2)), Passed(2)),
@@ -229,65 +229,35 @@ namespace ArrowLz4Fast.Benchmarks
 
         private string _file = "";
         private Func<long>[]? _pathsFile;
-        private readonly long[][] _interleavedFile = Enumerable.Range(0, 1 << 16).Select(_ => new long[3]).ToArray();
-        private int _interleavedFileCount;
+        private readonly InterleavedTimes _interleavedFile = new InterleavedTimes(3, kept: 1 << 16);
 
         private Func<long>[]? _paths2;
         private Func<long>[]? _paths1;
 
-        private static long Interleave(long[][] ticks, ref int count, Func<long>[] paths)
-        {
-            int turn = count % paths.Length;
-            long rows = 0;
-            for (int i = 0; i < paths.Length; i++)
-            {
-                int path = (turn + i) % paths.Length;
-                long start = Stopwatch.GetTimestamp();
-                rows += paths[path]();
-                if (count < ticks.Length)
-                    ticks[count][path] = Stopwatch.GetTimestamp() - start;
-            }
-            count++;
-            return rows;
-        }
-
-        // Per operation, the ticks of each path in Interleave's order. Preallocated, so timing allocates nothing.
-        private readonly long[][] _interleaved2 = Enumerable.Range(0, 1 << 16).Select(_ => new long[6]).ToArray();
-        private readonly long[][] _interleaved1 = Enumerable.Range(0, 1 << 16).Select(_ => new long[2]).ToArray();
-        private int _interleaved2Count;
-        private int _interleaved1Count;
+        // Per operation, the ticks of each path (InterleavedTimes: preallocated, so timing allocates nothing).
+        private readonly InterleavedTimes _interleaved2 = new InterleavedTimes(6, kept: 1 << 16);
+        private readonly InterleavedTimes _interleaved1 = new InterleavedTimes(2, kept: 1 << 16);
 
         [GlobalCleanup]
         public void PrintInterleaved()
         {
-            double Median(IEnumerable<double> values)
+            if (_interleaved2.Enough)
             {
-                double[] sorted = values.OrderBy(v => v).ToArray();
-                return sorted.Length % 2 == 1 ? sorted[sorted.Length / 2] : (sorted[(sorted.Length / 2) - 1] + sorted[sorted.Length / 2]) / 2;
-            }
-            double Ms(long ticks) => ticks * 1000.0 / Stopwatch.Frequency;
-            long[][] SecondHalf(long[][] ticks, int count)
-            {
-                count = Math.Min(count, ticks.Length);
-                return ticks.Skip(count / 2).Take(count - (count / 2)).ToArray();
-            }
-            if (_interleaved2Count >= 8)
-            {
-                long[][] m = SecondHalf(_interleaved2, _interleaved2Count);
+                InterleavedTimes m = _interleaved2;
                 Console.WriteLine(FormattableString.Invariant(
-                    $"// interleaved 2 cores: {Stream}: {m.Length} operations; medians codec {Median(m.Select(t => Ms(t[0]))):F3} ms, wrapper {Median(m.Select(t => Ms(t[1]))):F3} ms, ceiling hot {Median(m.Select(t => Ms(t[2]))):F3} ms; per operation codec/wrapper {Median(m.Select(t => (double)t[0] / t[1])):F3}, ceiling/wrapper {Median(m.Select(t => (double)t[2] / t[1])):F3}; from memory: wrapper {Median(m.Select(t => Ms(t[3]))):F3} ms, codec/wrapper {Median(m.Select(t => (double)t[0] / t[3])):F3}, ceiling/wrapper {Median(m.Select(t => (double)t[2] / t[3])):F3}; input copy {Median(m.Select(t => Ms(t[4]))):F3} ms, (ceiling + copy/2)/wrapper {Median(m.Select(t => (t[2] + (t[4] / 2.0)) / t[1])):F3}; ceiling from input {Median(m.Select(t => Ms(t[5]))):F3} ms, ceiling from input/wrapper {Median(m.Select(t => (double)t[5] / t[1])):F3}"));
+                    $"// interleaved 2 cores: {Stream}: {m.Operations} operations; medians codec {m.MedianMilliseconds(0):F3} ms, wrapper {m.MedianMilliseconds(1):F3} ms, ceiling hot {m.MedianMilliseconds(2):F3} ms; per operation codec/wrapper {m.MedianRatio(0, 1):F3}, ceiling/wrapper {m.MedianRatio(2, 1):F3}; from memory: wrapper {m.MedianMilliseconds(3):F3} ms, codec/wrapper {m.MedianRatio(0, 3):F3}, ceiling/wrapper {m.MedianRatio(2, 3):F3}; input copy {m.MedianMilliseconds(4):F3} ms, (ceiling + copy/2)/wrapper {m.Median(t => (t[2] + (t[4] / 2.0)) / t[1]):F3}; ceiling from input {m.MedianMilliseconds(5):F3} ms, ceiling from input/wrapper {m.MedianRatio(5, 1):F3}"));
             }
-            if (_interleavedFileCount >= 8)
+            if (_interleavedFile.Enough)
             {
-                long[][] m = SecondHalf(_interleavedFile, _interleavedFileCount);
+                InterleavedTimes m = _interleavedFile;
                 Console.WriteLine(FormattableString.Invariant(
-                    $"// interleaved 2 cores from a file: {Stream}: {m.Length} operations; medians codec {Median(m.Select(t => Ms(t[0]))):F3} ms, wrapper {Median(m.Select(t => Ms(t[1]))):F3} ms, ceiling from input {Median(m.Select(t => Ms(t[2]))):F3} ms; per operation codec/wrapper {Median(m.Select(t => (double)t[0] / t[1])):F3}, ceiling from input/wrapper {Median(m.Select(t => (double)t[2] / t[1])):F3}"));
+                    $"// interleaved 2 cores from a file: {Stream}: {m.Operations} operations; medians codec {m.MedianMilliseconds(0):F3} ms, wrapper {m.MedianMilliseconds(1):F3} ms, ceiling from input {m.MedianMilliseconds(2):F3} ms; per operation codec/wrapper {m.MedianRatio(0, 1):F3}, ceiling from input/wrapper {m.MedianRatio(2, 1):F3}"));
             }
-            if (_interleaved1Count >= 8)
+            if (_interleaved1.Enough)
             {
-                long[][] m = SecondHalf(_interleaved1, _interleaved1Count);
+                InterleavedTimes m = _interleaved1;
                 Console.WriteLine(FormattableString.Invariant(
-                    $"// interleaved 1 core: {Stream}: {m.Length} operations; medians codec {Median(m.Select(t => Ms(t[0]))):F3} ms, wrapper {Median(m.Select(t => Ms(t[1]))):F3} ms; per operation codec/wrapper {Median(m.Select(t => (double)t[0] / t[1])):F3}"));
+                    $"// interleaved 1 core: {Stream}: {m.Operations} operations; medians codec {m.MedianMilliseconds(0):F3} ms, wrapper {m.MedianMilliseconds(1):F3} ms; per operation codec/wrapper {m.MedianRatio(0, 1):F3}"));
             }
             File.Delete(_file);
         }

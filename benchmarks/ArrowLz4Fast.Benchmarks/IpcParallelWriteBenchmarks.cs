@@ -67,9 +67,8 @@ namespace ArrowLz4Fast.Benchmarks
             if (!_interleaved.Enough)
                 return;
             InterleavedTimes m = _interleaved;
-            double Ms(int path) => m.MedianMicroseconds(path) / 1000;
             Console.WriteLine(FormattableString.Invariant(
-                $"// interleaved write: {Shape}: {m.Operations} operations; medians ms: codec {Ms(0):F3}, stream {Ms(1):F3}, file codec {Ms(2):F3}, file stream {Ms(3):F3}, uncompressed {Ms(4):F3}, compress only {Ms(5):F3}, codec one core {Ms(6):F3}, stream one core {Ms(7):F3}; per operation: stream gain {m.MedianRatio(0, 1):F3}, file gain {m.MedianRatio(2, 3):F3}, ceiling share {m.Median(t => (double)(t[4] + t[5]) / t[1]):F3} (file {m.Median(t => (double)(t[4] + t[5]) / t[3]):F3}), one core {m.MedianRatio(6, 7):F3}"));
+                $"// interleaved write: {Shape}: {m.Operations} operations; medians ms: codec {m.MedianMilliseconds(0):F3}, stream {m.MedianMilliseconds(1):F3}, file codec {m.MedianMilliseconds(2):F3}, file stream {m.MedianMilliseconds(3):F3}, uncompressed {m.MedianMilliseconds(4):F3}, compress only {m.MedianMilliseconds(5):F3}, codec one core {m.MedianMilliseconds(6):F3}, stream one core {m.MedianMilliseconds(7):F3}; per operation: stream gain {m.MedianRatio(0, 1):F3}, file gain {m.MedianRatio(2, 3):F3}, ceiling share {m.Median(t => (double)(t[4] + t[5]) / t[1]):F3} (file {m.Median(t => (double)(t[4] + t[5]) / t[3]):F3}), one core {m.MedianRatio(6, 7):F3}"));
         }
 
         /// <summary>

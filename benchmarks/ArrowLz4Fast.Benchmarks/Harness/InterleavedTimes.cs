@@ -55,6 +55,9 @@ namespace ArrowLz4Fast.Benchmarks.Harness
         /// <summary>The median time of path <paramref name="path"/>, in microseconds.</summary>
         public double MedianMicroseconds(int path) => Median(t => t[path] * 1e6 / Stopwatch.Frequency);
 
+        /// <summary>The median time of path <paramref name="path"/>, in milliseconds.</summary>
+        public double MedianMilliseconds(int path) => MedianMicroseconds(path) / 1000;
+
         /// <summary>The median, per operation, of path <paramref name="numerator"/>'s time over path <paramref name="denominator"/>'s.</summary>
         public double MedianRatio(int numerator, int denominator) => Median(t => (double)t[numerator] / t[denominator]);
     }
