@@ -30,6 +30,9 @@ namespace ArrowLz4Fast.Frames
             _started = true;
         }
 
+        /// <summary>The job of a batch running on helpers and not yet completed, or null.</summary>
+        internal Lz4FrameEncodeBatchJob? RunningJob => _job is not null && _job.Generation == _generation && _job.IsPending ? _job : null;
+
         /// <summary>Whether the batch runs on helper threads (otherwise it was encoded when it was started).</summary>
         public bool IsParallel => _job is not null;
 

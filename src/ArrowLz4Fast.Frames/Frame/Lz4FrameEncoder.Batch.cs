@@ -76,14 +76,23 @@ namespace ArrowLz4Fast.Frames
         /// <returns>The encode, to complete once.</returns>
         /// <exception cref="ArgumentOutOfRangeException">An item's range is negative or outside the source or the destination.</exception>
         /// <exception cref="ArgumentException"><paramref name="bytesWritten"/> is shorter than <paramref name="items"/>, or a stored item's two lengths differ.</exception>
-        public static Lz4FrameBatchEncoding StartEncodeBatch(ReadOnlyMemory<byte> source, Memory<byte> destination, ReadOnlyMemory<Lz4FrameBatchItem> items, Memory<int> bytesWritten, Lz4FrameEncoderOptions options = default)
+        public static Lz4FrameBatchEncoding StartEncodeBatch(ReadOnlyMemory<byte> source, Memory<byte> destination, ReadOnlyMemory<Lz4FrameBatchItem> items, Memory<int> bytesWritten, Lz4FrameEncoderOptions options = default) =>
+            StartEncodeBatchAfter(source, destination, items, bytesWritten, options, after: default);
+
+        /// <summary>
+        /// As <see cref="StartEncodeBatch(ReadOnlyMemory{byte}, Memory{byte}, ReadOnlyMemory{Lz4FrameBatchItem}, Memory{int}, Lz4FrameEncoderOptions)"/>,
+        /// following <paramref name="after"/>, a batch started before and completed before this one: when it runs on
+        /// helpers, they move on to this batch as they run out of its items, and its completing thread encodes items of
+        /// this batch while it waits for them, so no thread idles between the two batches.
+        /// </summary>
+        internal static Lz4FrameBatchEncoding StartEncodeBatchAfter(ReadOnlyMemory<byte> source, Memory<byte> destination, ReadOnlyMemory<Lz4FrameBatchItem> items, Memory<int> bytesWritten, Lz4FrameEncoderOptions options, Lz4FrameBatchEncoding after)
         {
             if (bytesWritten.Length < items.Length)
                 throw new ArgumentException($"{items.Length} items need as many lengths, but {bytesWritten.Length} were given.", nameof(bytesWritten));
             (long total, _, long largest) = Lz4FrameBatchItem.Check(items.Span, source.Length, destination.Length);
             if (!SpreadsOverThreads(items.Length, total, largest, options.Parallelism))
                 return new Lz4FrameBatchEncoding(EncodeInOrder(source.Span, destination.Span, items.Span, bytesWritten.Span, options));
-            return new Lz4FrameBatchEncoding(Lz4FrameEncodeBatchJob.Start(source, destination, items, bytesWritten, SequentialItems(options), options.Parallelism.MaxDegreeOfParallelism));
+            return new Lz4FrameBatchEncoding(Lz4FrameEncodeBatchJob.Start(source, destination, items, bytesWritten, SequentialItems(options), options.Parallelism.MaxDegreeOfParallelism, after.RunningJob));
         }
 
         /// <summary>

@@ -33,13 +33,13 @@ namespace ArrowLz4Fast.Frames
         /// <summary>A call was started and not yet completed.</summary>
         internal bool IsPending { get; private set; }
 
-        /// <summary>Pins the memory and starts the batch (see <see cref="Start(byte*, int, byte*, int, Lz4FrameBatchItem*, int*, int, Lz4FrameEncoderOptions, int)"/>).</summary>
+        /// <summary>Pins the memory and starts the batch (see <see cref="Start(byte*, int, byte*, int, Lz4FrameBatchItem*, int*, int, Lz4FrameEncoderOptions, int, Lz4FrameEncodeBatchJob?)"/>).</summary>
         public static Lz4FrameEncodeBatchJob Start(ReadOnlyMemory<byte> source, Memory<byte> destination, ReadOnlyMemory<Lz4FrameBatchItem> items,
-            Memory<int> written, Lz4FrameEncoderOptions sequential, int degree)
+            Memory<int> written, Lz4FrameEncoderOptions sequential, int degree, Lz4FrameEncodeBatchJob? after = null)
         {
             MemoryHandle sourcePin = source.Pin(), destinationPin = destination.Pin(), itemsPin = items.Pin(), writtenPin = written.Pin();
             Lz4FrameEncodeBatchJob job = Start((byte*)sourcePin.Pointer, source.Length, (byte*)destinationPin.Pointer, destination.Length,
-                (Lz4FrameBatchItem*)itemsPin.Pointer, (int*)writtenPin.Pointer, items.Length, sequential, degree);
+                (Lz4FrameBatchItem*)itemsPin.Pointer, (int*)writtenPin.Pointer, items.Length, sequential, degree, after);
             (job._sourcePin, job._destinationPin, job._itemsPin, job._writtenPin) = (sourcePin, destinationPin, itemsPin, writtenPin);
             return job;
         }
@@ -47,11 +47,13 @@ namespace ArrowLz4Fast.Frames
         /// <summary>
         /// Publishes the batch and posts up to <paramref name="degree"/> - 1 helpers; the calling thread claims nothing
         /// until <see cref="Complete"/>. At most <see cref="Lz4ParallelJob.MaximumBlocks"/> - 1 items; the memory must stay
-        /// where it is until then.
+        /// where it is until then. Started <paramref name="after"/> a batch still running, it posts no helper: that batch's
+        /// helpers move on to it, and that batch's <see cref="Complete"/> posts the ones still missing.
         /// </summary>
         public static Lz4FrameEncodeBatchJob Start(byte* source, int sourceLength, byte* destination, int destinationLength, Lz4FrameBatchItem* items,
-            int* written, int count, Lz4FrameEncoderOptions sequential, int degree)
+            int* written, int count, Lz4FrameEncoderOptions sequential, int degree, Lz4FrameEncodeBatchJob? after = null)
         {
+            Debug.Assert(after is null || after.IsPending, "a batch follows one not yet completed");
             Debug.Assert(count > 0 && count < MaximumBlocks, "one claim word's worth of items");
             Debug.Assert(!sequential.Parallelism.IsParallel, "each item is encoded by one thread");
             Debug.Assert(degree > 1, "a sequential batch is encoded where it is asked for");
@@ -80,13 +82,17 @@ namespace ArrowLz4Fast.Frames
             }
             Array.Sort(job._keys, job._order, 0, count);
             job.Prepare(count);
-            job.Start(Math.Min(degree - 1, count));
+            if (after is null)
+                job.Start(Math.Min(degree - 1, count));
+            else
+                job.StartAfter(Math.Min(degree - 1, count), after);
             return job;
         }
 
         /// <summary>
-        /// Claims the items no helper has, waits for the ones helpers are running, releases the memory and returns the
-        /// job to its pool; <see langword="false"/> when some frame did not fit its range (its length is then 0).
+        /// Claims the items no helper has, waits for the ones helpers are running (meanwhile encoding items of a batch
+        /// started after this one), releases the memory and returns the job to its pool; <see langword="false"/> when
+        /// some frame did not fit its range (its length is then 0).
         /// </summary>
         public bool Complete()
         {
@@ -101,7 +107,7 @@ namespace ArrowLz4Fast.Frames
                 }
                 finally
                 {
-                    StopAndWaitForHelpers();
+                    ClaimSuccessorWhileHelpersFinish();
                 }
                 ThrowIfHelperFailed();
                 for (int i = 0; i < _count; i++)

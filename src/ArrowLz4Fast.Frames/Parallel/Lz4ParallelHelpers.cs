@@ -150,9 +150,9 @@ namespace ArrowLz4Fast.Frames
                     }
 
                     // RunAsHelper clears _posted (the helper is free) before the caller can return; a job posted
-                    // after that is picked up at the top of the loop.
-                    if (job.RunAsHelper(ref _posted))
-                        helped = job;
+                    // after that is picked up at the top of the loop. It returns the last call it helped, maybe one
+                    // published after this job's, which it moved on to.
+                    helped = job.RunAsHelper(ref _posted);
                 }
                 if (log.IsEnabled())
                     log.HelperExited(_slot);

@@ -34,7 +34,7 @@ namespace ArrowLz4Fast.Frames
         private static readonly WaitCallback s_execute = state =>
         {
             Lz4ParallelJob? none = null;
-            ((Lz4ParallelJob)state!).Execute(ref none);
+            ((Lz4ParallelJob)state!).RunAsHelper(ref none);
         };
 #endif
 
@@ -49,6 +49,12 @@ namespace ArrowLz4Fast.Frames
 
         private static readonly long s_promptTicks = Lz4ParallelTiming.Ticks(Lz4ParallelTiming.PromptStartMicroseconds);
         private static readonly long s_callerSpinTicks = Lz4ParallelTiming.Ticks(Lz4ParallelTiming.CallerSpinMicroseconds);
+
+        // A call published to run after this one: this call's helpers move on to it as they run out of blocks.
+        private Lz4ParallelJob? _successor;
+        // Helpers a call published after another still wants posted, and how many moved on to it from that call.
+        private int _deferred;
+        private int _joined;
 
         private int _callerThreadId;
         private long _publishedAt;
@@ -78,6 +84,9 @@ namespace ArrowLz4Fast.Frames
             _count = count;
             _stopped = false;
             _failure = null;
+            _successor = null;
+            _deferred = 0;
+            _joined = 0;
             _signal.Reset();
         }
 
@@ -120,6 +129,30 @@ namespace ArrowLz4Fast.Frames
         /// <param name="helpers">Work items wanted (the degree of parallelism minus one).</param>
         protected void Start(int helpers)
         {
+            Publish();
+            PostHelpers(helpers);
+        }
+
+        /// <summary>
+        /// Publishes the call to run after <paramref name="before"/>, a call started on another job and not yet
+        /// completed: its helpers move on to this call as they run out of blocks, and the thread completing it claims
+        /// blocks of this call while it waits for them, then posts the helpers still missing
+        /// (<see cref="ClaimSuccessorWhileHelpersFinish"/>). So no thread idles between the two calls, and no more
+        /// threads than the degree run at once. <paramref name="before"/> must be completed before this call.
+        /// </summary>
+        /// <param name="helpers">Work items wanted (the degree of parallelism minus one).</param>
+        /// <param name="before">The call this one follows.</param>
+        protected void StartAfter(int helpers, Lz4ParallelJob before)
+        {
+            Debug.Assert(before != this && Volatile.Read(ref before._running) != 0, "a call follows another call still running");
+            Publish();
+            _deferred = helpers;
+            // Published whole (the exchange in Publish is a full fence) before a helper of the other call can see it.
+            Volatile.Write(ref before._successor, this);
+        }
+
+        private void Publish()
+        {
             Volatile.Write(ref _running, 1);
             if (Lz4FramesEventSource.Log.IsEnabled())
                 _callerThreadId = Environment.CurrentManagedThreadId;
@@ -128,7 +161,12 @@ namespace ArrowLz4Fast.Frames
             Volatile.Write(ref _helperStartedAt, 0);
             _publishedAt = System.Diagnostics.Stopwatch.GetTimestamp();
             Interlocked.Exchange(ref _claim, (generation << 32) | ((long)_count << 16));
-            int missing = Math.Min(helpers, Lz4ParallelTiming.MaxWorkItemsPerCall) - Volatile.Read(ref _queued);
+        }
+
+        private void PostHelpers(int helpers)
+        {
+            // Helpers that moved on to this call from the one before count as posted.
+            int missing = Math.Min(helpers, Lz4ParallelTiming.MaxWorkItemsPerCall) - Volatile.Read(ref _queued) - Volatile.Read(ref _joined);
             if (missing > 0)
             {
                 // Counted before posting: a helper may run (and uncount itself) before Post returns.
@@ -143,6 +181,50 @@ namespace ArrowLz4Fast.Frames
                     ThreadPool.UnsafeQueueUserWorkItem(s_execute, this);
 #endif
                 }
+            }
+        }
+
+        /// <summary>
+        /// After the caller has claimed its last block: while this call's helpers finish theirs, claims and processes
+        /// blocks of the call published after it (<see cref="StartAfter"/>), one at a time; then waits for the helpers,
+        /// and posts the helpers the next call still wants. A failure in the next call's block is that call's, thrown
+        /// when it completes.
+        /// </summary>
+        protected void ClaimSuccessorWhileHelpersFinish()
+        {
+            Stop();
+            Lz4ParallelJob? next = Volatile.Read(ref _successor);
+            while (next != null && Volatile.Read(ref _active) != 0 && Volatile.Read(ref next._failure) == null)
+            {
+                try
+                {
+                    if (!next.ClaimOne())
+                        break;
+                }
+                catch (Exception e)
+                {
+                    Interlocked.CompareExchange(ref next._failure, e, null);
+                    next.ExhaustClaims();
+                }
+            }
+            StopAndWaitForHelpers();
+            // No helper of this call is active: none reads the link any more.
+            _successor = null;
+            if (next != null)
+            {
+                int deferred = next._deferred;
+                next._deferred = 0;
+                if (!next.IsExhausted)
+                    next.PostHelpers(deferred);
+            }
+        }
+
+        private bool IsExhausted
+        {
+            get
+            {
+                long claim = Volatile.Read(ref _claim);
+                return (int)(claim & 0xFFFF) >= (int)((claim >> 16) & 0xFFFF);
             }
         }
 
@@ -268,33 +350,55 @@ namespace ArrowLz4Fast.Frames
         void IThreadPoolWorkItem.Execute()
         {
             Lz4ParallelJob? none = null;
-            Execute(ref none);
+            RunAsHelper(ref none);
         }
 #endif
 
-        /// <summary>Runs as a work item on a <see cref="Lz4ParallelHelpers"/> thread.</summary>
+        /// <summary>Runs as a work item on a <see cref="Lz4ParallelHelpers"/> thread (or a pool thread), moving on to the calls published after this one.</summary>
         /// <param name="helperSlot">The helper's post slot, cleared once nothing is left to claim (see <see cref="Execute"/>).</param>
-        /// <returns>Whether it processed at least one block (it started while the call still had blocks to claim).</returns>
-        internal bool RunAsHelper(ref Lz4ParallelJob? helperSlot)
+        /// <returns>The last call in which it processed at least one block (it got a core while that call had blocks to claim), or null.</returns>
+        internal Lz4ParallelJob? RunAsHelper(ref Lz4ParallelJob? helperSlot)
         {
-            int processed = Execute(ref helperSlot);
-            Lz4FramesEventSource log = Lz4FramesEventSource.Log;
-            if (processed > 0 && log.IsEnabled())
-                log.HelperBlocks(_callerThreadId, processed);
-            return processed > 0;
+            Lz4ParallelJob? helped = null;
+            Lz4ParallelJob? job = this;
+            bool queued = true;
+            while (job != null)
+            {
+                int processed = job.Execute(ref helperSlot, queued, out Lz4ParallelJob? next);
+                if (processed > 0)
+                {
+                    helped = job;
+                    Lz4FramesEventSource log = Lz4FramesEventSource.Log;
+                    if (log.IsEnabled())
+                        log.HelperBlocks(job._callerThreadId, processed);
+                }
+                job = next;
+                queued = false;
+            }
+            return helped;
         }
 
-        private int Execute(ref Lz4ParallelJob? helperSlot)
+        private int Execute(ref Lz4ParallelJob? helperSlot, bool queued, out Lz4ParallelJob? next)
         {
             int processed = 0;
-            int queued = Interlocked.Decrement(ref _queued);
-            Debug.Assert(queued >= 0, "a work item runs only once it was counted queued");
-            // Counted as active before reading the claim word, so a caller that saw every block claimed also sees
-            // this helper, and waits for it if it claimed one.
-            Interlocked.Increment(ref _active);
+            next = null;
+            if (queued)
+            {
+                int left = Interlocked.Decrement(ref _queued);
+                Debug.Assert(left >= 0, "a work item runs only once it was counted queued");
+                // Counted as active before reading the claim word, so a caller that saw every block claimed also sees
+                // this helper, and waits for it if it claimed one. (A helper moving on from the call before was
+                // counted active here by that call, before it stopped counting there.)
+                Interlocked.Increment(ref _active);
+                Interlocked.CompareExchange(ref _helperStartedAt, System.Diagnostics.Stopwatch.GetTimestamp(), 0);
+            }
+            else
+            {
+                // It was running: as prompt as a helper can be, so the caller may spin for it.
+                Interlocked.CompareExchange(ref _helperStartedAt, _publishedAt, 0);
+            }
             try
             {
-                Interlocked.CompareExchange(ref _helperStartedAt, System.Diagnostics.Stopwatch.GetTimestamp(), 0);
                 processed = ClaimLoop(caller: false);
             }
             catch (Exception e)
@@ -304,15 +408,45 @@ namespace ArrowLz4Fast.Frames
             }
             finally
             {
-                // A helper thread is free for the next call before it stops counting as active: the caller returns
-                // once no helper is active, and its next call must find the helper free (and still spinning), not
-                // busy for the few instructions in between (then it would queue a pool item instead).
-                Volatile.Write(ref helperSlot, null);
+                // The call published after this one, if any: counted active there before this helper stops counting
+                // here, so the caller, which completes this call before that one, always sees it.
+                next = Volatile.Read(ref _failure) == null ? Volatile.Read(ref _successor) : null;
+                if (next != null)
+                {
+                    Interlocked.Increment(ref next._joined);
+                    Interlocked.Increment(ref next._active);
+                }
+                else
+                {
+                    // A helper thread is free for the next call before it stops counting as active: the caller returns
+                    // once no helper is active, and its next call must find the helper free (and still spinning), not
+                    // busy for the few instructions in between (then it would queue a pool item instead).
+                    Volatile.Write(ref helperSlot, null);
+                }
                 int active = Interlocked.Decrement(ref _active);
                 Debug.Assert(active >= 0, "a helper stops counting as active once");
                 _signal.Set();
             }
             return processed;
+        }
+
+        /// <summary>Claims and processes one block on the calling thread; <see langword="false"/> when none is left.</summary>
+        private bool ClaimOne()
+        {
+            while (true)
+            {
+                long claim = Volatile.Read(ref _claim);
+                int index = (int)(claim & 0xFFFF);
+                if (index >= (int)((claim >> 16) & 0xFFFF))
+                    return false;
+                if (Interlocked.CompareExchange(ref _claim, claim + 1, claim) != claim)
+                    continue;
+                Debug.Assert(Volatile.Read(ref _done[index]) == 0, "a block is claimed once per call");
+                ProcessBlock(index);
+                Volatile.Write(ref _done[index], 1);
+                AfterCallerBlock();
+                return true;
+            }
         }
 
         private int ClaimLoop(bool caller)

@@ -90,11 +90,16 @@ namespace ArrowLz4Fast.Ipc
                 throw new InvalidOperationException("An LZ4 frame did not fit its worst-case length.");
         }
 
-        /// <summary>Starts encoding every buffer on the helpers; <see cref="Complete"/> takes part and waits. <paramref name="body"/> must stay as it is until then.</summary>
-        public void Start(ReadOnlyMemory<byte> body, Lz4FrameEncoderOptions encoder)
+        /// <summary>
+        /// Starts encoding every buffer on the helpers; <see cref="Complete"/> takes part and waits. <paramref name="body"/>
+        /// must stay as it is until then. Started <paramref name="after"/> another compressor's encode, not yet complete,
+        /// it is that encode's helpers that move on to this one, and that encode's completion takes part in this one.
+        /// </summary>
+        public void Start(ReadOnlyMemory<byte> body, Lz4FrameEncoderOptions encoder, IpcBodyCompressor? after = null)
         {
             Debug.Assert(!_pending, "one message at a time");
-            _encoding = Lz4FrameEncoder.StartEncodeBatch(body, _scratch, _items.AsMemory(0, _itemCount), _written, encoder);
+            Debug.Assert(after is null || (after != this && after._pending), "follows another compressor's encode, still running");
+            _encoding = Lz4FrameEncoder.StartEncodeBatchAfter(body, _scratch, _items.AsMemory(0, _itemCount), _written, encoder, after?._encoding ?? default);
             _pending = true;
         }
 

@@ -270,9 +270,14 @@ namespace ArrowLz4Fast
             // The message array may have grown (and the old one gone back to its pool) since the metadata was parsed:
             // the reader is made again over the array that holds it now. The parsed positions are the flatbuffer's own.
             _reader = new FlatReader(_message, _prefixLength, _metadataLength, _messageStart + _prefixLength);
-            Drain();
             int header = _prefixLength + _metadataLength;
             IpcBodyCompressor compressor = _compressors[_current];
+            if (_compress && !_inOrder)
+            {
+                StartAfterPending(compressor, header);
+                return;
+            }
+            Drain();
             if (_inOrder)
             {
                 long bodyLength = compressor.FinishInOrder();
@@ -285,24 +290,45 @@ namespace ArrowLz4Fast
                     return;
                 }
             }
-            if (!_compress || _inOrder)
+            QueueMessage(_message, header, _parsed.BodyLength, _messageStart);
+            NextMessageArray();
+        }
+
+        /// <summary>
+        /// Starts compressing the whole message in <c>_message</c> on the helpers, then completes the batch compressing
+        /// before it: the helpers move on to this batch as they run out of that one's buffers, and this thread encodes
+        /// this batch's buffers while it waits for theirs, so no thread idles between the two.
+        /// </summary>
+        private void StartAfterPending(IpcBodyCompressor compressor, int header)
+        {
+            compressor.Start(new ReadOnlyMemory<byte>(_message, header, (int)_parsed.BodyLength), _encoder,
+                _pending.Message is null ? null : _compressors[_pending.Compressor]);
+            var started = new Pending
             {
-                QueueMessage(_message, header, _parsed.BodyLength, _messageStart);
-            }
-            else
+                Compressor = _current,
+                Message = _message,
+                Reader = _reader,
+                Parsed = _parsed,
+                PrefixLength = _prefixLength,
+                MetadataLength = _metadataLength,
+                InputOffset = _messageStart,
+            };
+            try
             {
-                compressor.Start(new ReadOnlyMemory<byte>(_message, header, (int)_parsed.BodyLength), _encoder);
-                _pending = new Pending
-                {
-                    Compressor = _current,
-                    Message = _message,
-                    Reader = _reader,
-                    Parsed = _parsed,
-                    PrefixLength = _prefixLength,
-                    MetadataLength = _metadataLength,
-                    InputOffset = _messageStart,
-                };
+                Drain();
             }
+            catch
+            {
+                // The stream has failed: no helper may go on touching this message's array.
+                compressor.Abandon();
+                throw;
+            }
+            _pending = started;
+            NextMessageArray();
+        }
+
+        private void NextMessageArray()
+        {
             _message = _spare ?? ArrayPool<byte>.Shared.Rent(InitialMessageLength);
             _spare = null;
             StartMessage();

@@ -105,6 +105,43 @@ namespace ArrowLz4Fast.Tests
                 Assert.True(encoding.Complete());
         }
 
+        [Theory]
+        [InlineData(2)]
+        [InlineData(3)]
+        [InlineData(8)]
+        public void Batches_each_started_before_the_one_before_completes_give_the_same_frames(int degree)
+        {
+            // What IpcCompressingStream does: batch k + 1 starts after batch k, whose helpers move on to it, and batch
+            // k's completion encodes items of batch k + 1 while it waits for them. Each batch has its own destination;
+            // every one must hold exactly TryEncode's frames, and nothing outside their ranges.
+            var options = new Lz4FrameEncoderOptions(parallelism: new Lz4Parallelism(degree, 1));
+            (byte[] source, Lz4FrameBatchItem[] items, byte[][] expected) = Batch(options);
+            const int batches = 24;
+            var destinations = new byte[batches][];
+            var written = new int[batches][];
+            Lz4FrameBatchEncoding before = default;
+            for (int k = 0; k <= batches; k++)
+            {
+                Lz4FrameBatchEncoding started = default;
+                if (k < batches)
+                {
+                    destinations[k] = new byte[items[^1].DestinationOffset + items[^1].DestinationLength + 16];
+                    destinations[k].AsSpan().Fill(Sentinel);
+                    written[k] = new int[items.Length];
+                    // Every third batch alone (a predecessor encoded in order is no batch to follow).
+                    Lz4FrameEncoderOptions these = k % 3 == 2 ? new Lz4FrameEncoderOptions(parallelism: Lz4Parallelism.Sequential) : options;
+                    started = Lz4FrameEncoder.StartEncodeBatchAfter(source, destinations[k], items, written[k], these, before);
+                    Assert.Equal(k % 3 != 2, started.IsParallel);
+                }
+                if (k > 0)
+                {
+                    Assert.True(before.Complete());
+                    AssertFrames(destinations[k - 1], items, written[k - 1], expected);
+                }
+                before = started;
+            }
+        }
+
         [Fact]
         public void A_batch_too_small_to_spread_is_encoded_when_it_is_started()
         {
