@@ -1,6 +1,7 @@
 using System;
 using System.Buffers.Binary;
 using System.Diagnostics;
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 
 namespace ArrowLz4Fast.Ipc
@@ -57,11 +58,15 @@ namespace ArrowLz4Fast.Ipc
         /// <summary>Whether every (offset, length) pair lies inside a body of <paramref name="body"/> bytes, the non-empty ones in order without overlap.</summary>
         private static bool ExtentsFit(ReadOnlySpan<long> pairs, long body)
         {
+            // Read without bounds checks (the count is even and inside the span): this loop runs over every buffer of
+            // the batch however few are read, and the checks were a visible part of it.
+            ref long pair = ref MemoryMarshal.GetReference(pairs);
+            int count = pairs.Length & ~1;
             long end = 0;
-            for (int i = 0; i + 1 < pairs.Length; i += 2)
+            for (int i = 0; i < count; i += 2)
             {
-                long offset = pairs[i];
-                long length = pairs[i + 1];
+                long offset = Unsafe.Add(ref pair, i);
+                long length = Unsafe.Add(ref pair, i + 1);
                 // Unsigned, a negative offset or length is past any body.
                 if ((ulong)offset > (ulong)body || (ulong)length > (ulong)(body - offset))
                     return false;

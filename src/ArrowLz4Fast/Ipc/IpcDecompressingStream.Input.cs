@@ -264,7 +264,7 @@ namespace ArrowLz4Fast
             _itemCount = message.BufferCount;
             _source.Lay(_bodySource, _bodyOffset, _items, _itemCount);
             _known = Known.LaidOut;
-            int rewritten = IpcBodyLayout.Rewrite(_header, 8, length, _bodyOffset - length, message, _items, output);
+            int rewritten = IpcBodyLayout.Rewrite(_header, 8, length, reader.InputOffset(0), message, _items, output);
             BinaryPrimitives.WriteInt32LittleEndian(_header.AsSpan(4), rewritten);
             _outputLength = (int)output;
             _outputRead = 0;

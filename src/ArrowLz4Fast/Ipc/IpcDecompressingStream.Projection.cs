@@ -145,12 +145,23 @@ namespace ArrowLz4Fast
             _gatherLength = (int)IpcBodyLayout.Align(end);
             _gatherSource = message.BodyLength;
 
-            IpcProjectedLayout.Rewrite(_header.AsSpan(8, _metadataLength), plan, nodes, buffers, _gather, count, message.BodyLengthField, _gatherLength);
+            Span<byte> metadata = _header.AsSpan(8, _metadataLength);
+            IpcProjectedLayout.Rewrite(metadata, plan, nodes, buffers, _gather, count, message.BodyLengthField, _gatherLength);
+            int served = IpcMetadataCompaction.Compact(metadata, reader, message, (nodes, nodeCount, plan.Nodes), (buffers, bufferCount, plan.Buffers));
+            IpcMessage check = IpcProjectedLayout.CheckReadsBack(_header, 8, served, at, message, plan, _gatherLength);
+            if (served != _metadataLength)
+            {
+                // The compacted metadata is what is read from here on, and what Arrow's reader is served.
+                _metadataLength = served;
+                _reader = new FlatReader(_header, 8, served, at);
+                BinaryPrimitives.WriteInt32LittleEndian(_header.AsSpan(4), served);
+            }
+            // Where the tables and vectors now lie (compaction moves what followed a dropped tail).
+            _message = check;
             _message.NodeCount = plan.Nodes;
             _message.BufferCount = message.Lz4 ? plan.Buffers : 0;
             _message.BodyLength = _gatherLength;
             _projected = true;
-            IpcProjectedLayout.CheckReadsBack(_header, 8, _metadataLength, at, message, plan, _gatherLength);
         }
 
         /// <summary>Reads the kept buffers into the compacted body and skips the rest of the original body.</summary>

@@ -88,8 +88,8 @@ namespace ArrowLz4Fast.Ipc
                 BinaryPrimitives.WriteInt64LittleEndian(metadata.Slice(bodyLengthField), bodyLength);
         }
 
-        /// <summary>Parses the rewritten metadata again: the same kind of message, with the projected counts and body length.</summary>
-        public static void CheckReadsBack(byte[] buffer, int start, int length, long inputOffset, in IpcMessage original, IpcProjectionPlan plan, long bodyLength)
+        /// <summary>Parses the rewritten metadata again: the same kind of message, with the projected counts and body length; returns what it found.</summary>
+        public static IpcMessage CheckReadsBack(byte[] buffer, int start, int length, long inputOffset, in IpcMessage original, IpcProjectionPlan plan, long bodyLength)
         {
             var reader = new FlatReader(buffer, start, length, inputOffset);
             IpcMessage check = IpcMessageParser.Parse(reader, buffers: true);
@@ -98,6 +98,7 @@ namespace ArrowLz4Fast.Ipc
                 && check.BodyLength == bodyLength && check.BufferCount == plan.Buffers && nodeCount == plan.Nodes;
             if (!same)
                 ThrowOverlap(reader);
+            return check;
         }
 
         private static void ThrowOverlap(FlatReader reader) =>

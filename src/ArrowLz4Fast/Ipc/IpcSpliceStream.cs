@@ -235,12 +235,12 @@ namespace ArrowLz4Fast.Ipc
                 new() { Bytes = bytes, FileOffset = fileOffset, Skew = skew, FileLength = fileLength, Length = bytes.Length };
 
             /// <summary>
-            /// A message's metadata (a <paramref name="prefix"/>-byte length prefix, then the flatbuffer), at
+            /// A message's metadata (its length prefix, then the flatbuffer <paramref name="verified"/> read), at
             /// <paramref name="fileOffset"/> in the file, that <see cref="IpcMessageParser.Parse"/> verified whole in
             /// these very bytes, finding <paramref name="message"/>; they must not change while the piece is used.
             /// </summary>
-            public static Piece Verified(ReadOnlyMemory<byte> bytes, long fileOffset, int prefix, in IpcMessage message) =>
-                new() { Bytes = bytes, FileOffset = fileOffset, FileLength = bytes.Length, Length = bytes.Length, IsVerified = true, Prefix = prefix, Message = message };
+            public static Piece Verified(ReadOnlyMemory<byte> bytes, long fileOffset, in FlatReader verified, in IpcMessage message) =>
+                new() { Bytes = bytes, FileOffset = fileOffset, FileLength = bytes.Length, Length = bytes.Length, IsVerified = true, Prefix = bytes.Length - verified.Length, Message = message };
 
             public static Piece File(long offset, long length) => new() { InFile = true, FileOffset = offset, Length = length };
         }

@@ -64,7 +64,7 @@ namespace ArrowLz4Fast
                     shared &= !delta && !compressedOtherwise;
                 }
                 // The array is this read's own and never written again: the stream path need not verify it again.
-                pieces[2 * i] = IpcSpliceStream.Piece.Verified(metadata, block.Offset, block.MetadataLength - reader.Length, message);
+                pieces[2 * i] = IpcSpliceStream.Piece.Verified(metadata, block.Offset, reader, message);
                 pieces[(2 * i) + 1] = IpcSpliceStream.Piece.File(block.Body, block.BodyLength);
             }
             if (!shared)

@@ -66,12 +66,12 @@ namespace ArrowLz4Fast
 
         /// <summary>
         /// Gives the stream path the batch's message next: its metadata (read and verified already, as
-        /// <paramref name="message"/> after a <paramref name="prefix"/>-byte length prefix: the stream path does not
+        /// <paramref name="message"/> in the flatbuffer <paramref name="verified"/> read: the stream path does not
         /// walk it again) and its body in the file; before
         /// them the schema, for a stream path opened now, and the dictionaries, for one not given them yet. Returns
         /// where the batch's message starts in the spliced stream.
         /// </summary>
-        private long Feed(in IpcFileBlock block, byte[] metadata, in IpcMessage message, int prefix)
+        private long Feed(in IpcFileBlock block, byte[] metadata, in IpcMessage message, in FlatReader verified)
         {
             // A stream path left short of its end (a read abandoned before the stream path ran) is not continued.
             if (_reader is not null && _splice!.Position != _splice.Length)
@@ -87,7 +87,7 @@ namespace ArrowLz4Fast
             if (!_fed)
                 count = AddDictionaries(pieces, count);
             int batch = count;
-            pieces[count++] = IpcSpliceStream.Piece.Verified(metadata.AsMemory(0, block.MetadataLength), block.Offset, prefix, message);
+            pieces[count++] = IpcSpliceStream.Piece.Verified(metadata.AsMemory(0, block.MetadataLength), block.Offset, verified, message);
             pieces[count++] = IpcSpliceStream.Piece.File(block.Body, block.BodyLength);
             if (open)
                 _splice!.Continue(pieces, count);

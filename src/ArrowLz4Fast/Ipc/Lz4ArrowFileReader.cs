@@ -190,8 +190,8 @@ namespace ArrowLz4Fast
                 PrepareDictionaries(async: false, default).GetAwaiter().GetResult();
             byte[] metadata = Metadata(block.MetadataLength);
             int got = _file.ReadAt(block.Offset, metadata.AsSpan(0, block.MetadataLength));
-            bool passesThrough = CheckBatch(metadata, got, block, index, out IpcMessage message, out int prefix);
-            long start = Feed(block, metadata, message, prefix);
+            bool passesThrough = CheckBatch(metadata, got, block, index, out IpcMessage message, out FlatReader verified);
+            long start = Feed(block, metadata, message, verified);
             RecordBatch? batch;
             try
             {
@@ -222,8 +222,8 @@ namespace ArrowLz4Fast
                 await PrepareDictionaries(async: true, cancellationToken).ConfigureAwait(false);
             byte[] metadata = Metadata(block.MetadataLength);
             int got = await _file.ReadAtAsync(block.Offset, metadata.AsMemory(0, block.MetadataLength), cancellationToken).ConfigureAwait(false);
-            bool passesThrough = CheckBatch(metadata, got, block, index, out IpcMessage message, out int prefix);
-            long start = Feed(block, metadata, message, prefix);
+            bool passesThrough = CheckBatch(metadata, got, block, index, out IpcMessage message, out FlatReader verified);
+            long start = Feed(block, metadata, message, verified);
             RecordBatch? batch;
             try
             {
@@ -269,13 +269,12 @@ namespace ArrowLz4Fast
 
         /// <summary>
         /// Verifies the batch's metadata whole and checks it against its block before the stream path sees it (a record
-        /// batch, of the block's lengths), giving what the verification found and the length prefix's bytes; true when
+        /// batch, of the block's lengths), giving what the verification found and the flatbuffer it read; true when
         /// its body passes through compressed (ZSTD), or a dictionary it may use did.
         /// </summary>
-        private bool CheckBatch(byte[] metadata, int got, in IpcFileBlock block, int index, out IpcMessage message, out int prefix)
+        private bool CheckBatch(byte[] metadata, int got, in IpcFileBlock block, int index, out IpcMessage message, out FlatReader verified)
         {
-            message = IpcFileFooter.CheckMessage(metadata, got, block, IpcMessageParser.HeaderRecordBatch, out FlatReader reader);
-            prefix = block.MetadataLength - reader.Length;
+            message = IpcFileFooter.CheckMessage(metadata, got, block, IpcMessageParser.HeaderRecordBatch, out verified);
             return CheckCodec(CompressedOtherwise(message), block, index, 0) || _dictionariesPassThrough;
         }
 

@@ -264,7 +264,7 @@ namespace ArrowLz4Fast.Tests
             IpcFileFooter footer = IpcFileFooter.Read(source);
             IpcFileBlock first = footer.RecordBatches[0], second = footer.RecordBatches[1];
             byte[] good = file.AsSpan((int)first.Offset, first.MetadataLength).ToArray();
-            IpcMessage message = IpcFileFooter.CheckMessage(good, good.Length, first, IpcMessageParser.HeaderRecordBatch, out _);
+            IpcMessage message = IpcFileFooter.CheckMessage(good, good.Length, first, IpcMessageParser.HeaderRecordBatch, out FlatReader walked);
             byte[] bad = file.AsSpan((int)second.Offset, second.MetadataLength).ToArray();
             // The second batch's root offset points far outside its metadata: only the verifier's walk follows it before
             // Arrow's reader does (the stream path goes by what the walk found).
@@ -273,7 +273,7 @@ namespace ArrowLz4Fast.Tests
             var pieces = new[]
             {
                 IpcSpliceStream.Piece.Memory(footer.SchemaMessage, footer.Offset, IpcFileFooter.SchemaSkew, footer.Length),
-                IpcSpliceStream.Piece.Verified(good, first.Offset, 8, message),
+                IpcSpliceStream.Piece.Verified(good, first.Offset, walked, message),
                 IpcSpliceStream.Piece.File(first.Body, first.BodyLength),
                 IpcSpliceStream.Piece.Memory(bad, second.Offset, 0, bad.Length),
                 IpcSpliceStream.Piece.File(second.Body, second.BodyLength),
