@@ -95,7 +95,8 @@ namespace ArrowLz4Fast
 
         /// <summary>
         /// Observable gauge: bytes of the blocks <see cref="Memory.SlabMemoryAllocator"/> instances have handed out and
-        /// not yet taken back (requests rounded up to their size class), summed over every instance of the process.
+        /// not yet taken back (<see cref="Memory.SlabMemoryAllocator.BytesInUse"/>), summed over every instance of the
+        /// process.
         /// </summary>
         public const string MemoryInUseGaugeName = "arrowlz4fast.memory.in_use";
 

@@ -129,7 +129,10 @@ namespace ArrowLz4Fast.Memory
         /// </summary>
         public static SlabMemoryAllocator Shared { get; } = new();
 
-        /// <summary>Bytes of the blocks currently held by undisposed buffers (requests rounded up to their size class).</summary>
+        /// <summary>
+        /// Bytes of the blocks currently held by undisposed buffers: a request rounded up to its size class, or the
+        /// larger free block (up to twice that) a large request whose class had none was given.
+        /// </summary>
         public long BytesInUse
         {
             get

@@ -78,7 +78,26 @@ namespace ArrowLz4Fast.Tests
 
         internal static bool IsZero(ReadOnlySpan<byte> span) => span.IndexOfAnyExcept((byte)0) < 0;
 
-        private sealed record Held(IMemoryOwner<byte> Owner, long Address, int Length, byte Pattern);
+        private sealed record Held(IMemoryOwner<byte> Owner, long Address, int Length, byte Pattern, long BlockBytes);
+
+        /// <summary>Bytes of the block the allocator handed to <paramref name="owner"/> (its class's size).</summary>
+        private static long BlockBytes(IMemoryOwner<byte> owner) => ((SlabMemoryOwner)owner).BlockBytes;
+
+        /// <summary>
+        /// Whether a request of <paramref name="length"/> bytes may hold a block of <paramref name="blockBytes"/>: its size
+        /// class, or, above the classes of shared slabs, a free block of a larger class up to twice its class's size.
+        /// </summary>
+        private static bool BlockFits(int length, long blockBytes)
+        {
+            int requested = SizeClasses.IndexOf(length);
+            long requestedBytes = SizeClasses.SizeOf(requested);
+            if (blockBytes == requestedBytes)
+                return true;
+            return requested > SlabMemoryAllocator.MaxSharedClass
+                && blockBytes > requestedBytes
+                && blockBytes <= 2 * requestedBytes
+                && SizeClasses.SizeOf(SizeClasses.IndexOf((int)blockBytes)) == blockBytes;
+        }
 
         /// <summary>The model's live regions, by start address: a new buffer must not overlap any of them.</summary>
         internal sealed class LiveRegions

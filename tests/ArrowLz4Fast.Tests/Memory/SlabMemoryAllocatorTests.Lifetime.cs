@@ -23,6 +23,15 @@ namespace ArrowLz4Fast.Tests
             var handoff = new System.Collections.Concurrent.ConcurrentQueue<Held>();
             var failures = new List<string>();
 
+            // A large request whose class has no free block takes a larger free one: 900,000 bytes (class 917,504) get
+            // the freed 1 MiB block, and the model counts the block a buffer holds, not its request's class.
+            allocator.Allocate(1_000_000).Dispose();
+            IMemoryOwner<byte> largerBlock = allocator.Allocate(900_000);
+            Assert.Equal(1 << 20, BlockBytes(largerBlock));
+            Assert.Null(live.Add(Address(largerBlock), 900_000));
+            largerBlock.Memory.Span.Fill(0x5A);
+            var heldBefore = new Held(largerBlock, Address(largerBlock), 900_000, 0x5A, 1 << 20);
+
             void Run(int t)
             {
                 var random = new Random(1000 + t);
@@ -40,7 +49,9 @@ namespace ArrowLz4Fast.Tests
                         IMemoryOwner<byte> owner = allocator.Allocate(length);
                         Span<byte> span = owner.Memory.Span;
                         long address = Address(owner);
+                        long blockBytes = BlockBytes(owner);
                         string? problem = span.Length != length ? $"length {span.Length}, asked {length}"
+                            : !BlockFits(length, blockBytes) ? $"{length} bytes got a block of {blockBytes}"
                             : address % 64 != 0 ? $"address {address:x} not 64-byte aligned"
                             : !IsZero(span) ? $"{length} bytes at {address:x} not zeroed"
                             : live.Add(address, length);
@@ -52,7 +63,7 @@ namespace ArrowLz4Fast.Tests
                         }
                         byte pattern = (byte)random.Next(1, 256);
                         span.Fill(pattern);
-                        mine.Add(new Held(owner, address, length, pattern));
+                        mine.Add(new Held(owner, address, length, pattern, blockBytes));
                     }
                     else if (random.Next(100) < 15 && handoff.TryDequeue(out Held? other))
                     {
@@ -102,7 +113,8 @@ namespace ArrowLz4Fast.Tests
             Assert.Empty(failures);
 
             held[0].AddRange(handoff);
-            long modelInUse = held.SelectMany(h => h).Sum(h => SizeClasses.SizeOf(SizeClasses.IndexOf(h.Length)));
+            held[0].Add(heldBefore);
+            long modelInUse = held.SelectMany(h => h).Sum(h => h.BlockBytes);
             Assert.Equal(modelInUse, allocator.BytesInUse);
             Assert.Equal(allocator.SumOfSlabSizes(), allocator.BytesRetained);
             Assert.True(allocator.BytesRetained >= modelInUse);
