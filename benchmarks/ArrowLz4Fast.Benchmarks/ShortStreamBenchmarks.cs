@@ -14,9 +14,9 @@ namespace ArrowLz4Fast.Benchmarks
     /// <see cref="IpcDecompressingStream"/> against <see cref="ArrowStreamReader"/> with the codec factory, from a
     /// <see cref="MemoryStream"/>, one stream per operation, on the package's slab allocator. The shapes: the first batch
     /// of the corpus's pyarrow tiny_batches stream (cut after it, 600 bytes), and pyarrow's strings columns
-    /// rewritten as one batch of 500 and 2,000 rows. <see cref="Schema"/> "new to the thread" reads two versions of the
-    /// stream in turn, whose schemas differ in one byte of the first field's name, so that no schema is one the thread
-    /// verified last and every one is walked; "cached" reads one version over and over.
+    /// rewritten as one batch of 500 and 2,000 rows. <see cref="Schema"/> "new to the thread" reads
+    /// <see cref="NewVersions"/> versions of the stream in turn, whose schemas differ in one byte of the first field's
+    /// name, more than a thread keeps, so that every schema is walked; "cached" reads one version over and over.
     /// </summary>
     [MemoryDiagnoser]
     public class ShortStreamBenchmarks
@@ -38,7 +38,7 @@ namespace ArrowLz4Fast.Benchmarks
             _versions = Schema switch
             {
                 "cached" => new[] { bytes },
-                "new to the thread" => new[] { bytes, WithFirstFieldRenamed(bytes) },
+                "new to the thread" => Versions(bytes, NewVersions),
                 _ => throw new ArgumentOutOfRangeException(nameof(Schema), Schema, "unknown schema case"),
             };
             foreach (byte[] version in _versions)
@@ -56,8 +56,8 @@ namespace ArrowLz4Fast.Benchmarks
 
         /// <summary>
         /// The codec path and the wrapper one after the other in each operation (<see cref="InterleavedTimes"/>); the
-        /// cleanup prints their medians and the per-operation ratio as <c>// interleaved short stream: …</c>. With two
-        /// versions, each path still meets a schema other than the one it read last.
+        /// cleanup prints their medians and the per-operation ratio as <c>// interleaved short stream: …</c>. With
+        /// <see cref="NewVersions"/> versions, each path still meets a schema other than the ones it read last.
         /// </summary>
         [Benchmark(Description = "interleaved: codec path and IpcDecompressingStream in turn")]
         public long Interleaved() => _interleaved.Run(_paths ??= new Func<long>[] { Codec, Wrapper });
@@ -79,6 +79,21 @@ namespace ArrowLz4Fast.Benchmarks
             return bytes;
         }
 
+        /// <summary>Versions read in turn for a schema new to the thread: twice the schemas a thread keeps verified.</summary>
+        public const int NewVersions = 8;
+
+        /// <summary><paramref name="count"/> versions of the stream: itself, then copies whose first field's name starts with 'Z', 'Y', ... (see <see cref="WithFirstFieldRenamed"/>).</summary>
+        public static byte[][] Versions(byte[] bytes, int count)
+        {
+            var versions = new byte[count][];
+            versions[0] = bytes;
+            for (int i = 1; i < count; i++)
+                versions[i] = WithFirstFieldRenamed(bytes, (char)('Z' - i + 1));
+            if (new System.Collections.Generic.HashSet<string>(System.Array.ConvertAll(versions, Convert.ToBase64String)).Count != count)
+                throw new InvalidOperationException("two versions of the stream are the same bytes");
+            return versions;
+        }
+
         /// <summary>One of the <see cref="Stream"/> shapes' bytes.</summary>
         public static byte[] Shape(string stream) => stream switch
         {
@@ -89,11 +104,11 @@ namespace ArrowLz4Fast.Benchmarks
         };
 
         /// <summary>
-        /// A copy of the stream whose first field's name has another first letter (an ASCII one): the same length, the
-        /// same batch, a schema message of other bytes. The name is found as a flatbuffer string (length, bytes, NUL) in
-        /// the schema's metadata.
+        /// A copy of the stream whose first field's name starts with <paramref name="letter"/> instead (or with the letter
+        /// before it, when it starts with that letter already): the same length, the same batch, a schema message of other
+        /// bytes. The name is found as a flatbuffer string (length, bytes, NUL) in the schema's metadata.
         /// </summary>
-        public static byte[] WithFirstFieldRenamed(byte[] bytes)
+        public static byte[] WithFirstFieldRenamed(byte[] bytes, char letter = 'Z')
         {
             string name;
             using (var reader = new ArrowStreamReader(new MemoryStream(bytes, writable: false), new Lz4FastCodecFactory()))
@@ -109,7 +124,7 @@ namespace ArrowLz4Fast.Benchmarks
                 throw new InvalidOperationException($"the first field's name '{name}' is not in the schema message");
             byte[] copy = (byte[])bytes.Clone();
             int first = prefix + at + 4;
-            copy[first] = (byte)(copy[first] == (byte)'Z' ? 'Y' : 'Z');
+            copy[first] = (byte)(copy[first] == (byte)letter ? letter - 1 : letter);
             return copy;
         }
 

@@ -9,7 +9,7 @@ namespace ArrowLz4Fast.Benchmarks
     /// <summary>
     /// <c>--short-stream-probe [ROUNDS] [--reads N]</c>: ShortStreamBenchmarks' one-batch streams read through the codec
     /// path and through IpcDecompressingStream, with the schema cached (one version read over and over) and new to the
-    /// thread (two versions whose schemas differ in a byte, read in turn), interleaved; each sample is N reads, medians
+    /// thread (eight versions whose schemas differ in a byte, read in turn), interleaved; each sample is N reads, medians
     /// of ROUNDS samples, and the bytes each path allocates per stream. <c>--short-stream-probe loop SHAPE codec|wrapper
     /// [cached]</c> reads one case for 12 s, new to the thread unless <c>cached</c>, for a sampling profiler; <c>parts
     /// SHAPE</c> times the parts of the wrapper's work alone (ShortStreamParts).
@@ -36,7 +36,7 @@ namespace ArrowLz4Fast.Benchmarks
             {
                 byte[] bytes = ShortStreamBenchmarks.Shape(shape);
                 byte[][] cached = { bytes };
-                byte[][] renamed = { bytes, ShortStreamBenchmarks.WithFirstFieldRenamed(bytes) };
+                byte[][] renamed = ShortStreamBenchmarks.Versions(bytes, ShortStreamBenchmarks.NewVersions);
                 foreach ((string schema, byte[][] versions) in new[] { ("cached", cached), ("new", renamed) })
                 {
                     names.Add($"{shape} ({bytes.Length} B), {schema}, codec");
@@ -61,7 +61,7 @@ namespace ArrowLz4Fast.Benchmarks
         {
             string shape = rest.Length > 1 ? rest[1] : "strings, 500 rows";
             byte[] bytes = ShortStreamBenchmarks.Shape(shape);
-            IReadOnlyList<(string Name, Action Run)> parts = Harness.ShortStreamParts.Of(bytes, ShortStreamBenchmarks.WithFirstFieldRenamed(bytes));
+            IReadOnlyList<(string Name, Action Run)> parts = Harness.ShortStreamParts.Of(bytes, ShortStreamBenchmarks.Versions(bytes, ShortStreamBenchmarks.NewVersions));
             const int Runs = 2000;
             double[] medians = ProbeTiming.InterleavedMedians(parts.Select(p => (Func<long>)(() =>
             {
@@ -80,7 +80,7 @@ namespace ArrowLz4Fast.Benchmarks
             bool wrapper = rest.Length <= 2 || rest[2] != "codec";
             bool cached = rest.Contains("cached");
             byte[] bytes = ShortStreamBenchmarks.Shape(shape);
-            byte[][] versions = cached ? new[] { bytes } : new[] { bytes, ShortStreamBenchmarks.WithFirstFieldRenamed(bytes) };
+            byte[][] versions = cached ? new[] { bytes } : ShortStreamBenchmarks.Versions(bytes, ShortStreamBenchmarks.NewVersions);
             (int runs, double each) = ProbeTiming.Loop(() => ReadMany(versions, 1000, wrapper));
             Console.WriteLine($"{shape} {(wrapper ? "wrapper" : "codec")} {(cached ? "cached" : "new")}: {runs * 1000} reads, {each:F3} ms per 1000");
             return 0;

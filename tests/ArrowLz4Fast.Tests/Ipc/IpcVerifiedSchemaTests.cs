@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.IO;
 using System.Security.Cryptography;
 using ArrowLz4Fast.Frames;
+using ArrowLz4Fast.Ipc;
 using ArrowLz4Fast.Tests.Support;
 using Xunit;
 
@@ -50,6 +51,38 @@ namespace ArrowLz4Fast.Tests
             }
             // The mutants reach the checks: most of them are refused.
             Assert.True(failed > Mutants / 4, $"{failed} of {Mutants} mutants refused");
+        }
+
+        [Fact]
+        public void A_thread_reading_streams_of_a_few_schemas_in_turn_keeps_each_verified()
+        {
+            // Four corpus streams of four schemas read in turn on this thread: each schema is then one the thread keeps,
+            // whichever was read last, and a fifth schema takes the place of the one read longest ago.
+            string[] files = { "ipc/pyarrow/tiny_batches.arrows", "ipc/java/tiny_batches.arrows", "ipc/pyarrow/strings.arrows", "ipc/rust/tiny_batches.arrows", "ipc/java/strings.arrows" };
+            byte[][] streams = Array.ConvertAll(files, f => File.ReadAllBytes(Corpus.Committed(f)));
+            byte[][] schemas = Array.ConvertAll(streams, SchemaMetadata);
+            Assert.Equal(files.Length, new HashSet<string>(Array.ConvertAll(schemas, Convert.ToBase64String)).Count);
+            Assert.Equal(4, IpcVerifiedSchema.Entries);
+
+            for (int round = 0; round < 2; round++)
+            {
+                for (int i = 0; i < 4; i++)
+                    Read(streams[i]);
+                for (int i = 3; i >= 0; i--)
+                    Assert.True(IpcVerifiedSchema.TryMatch(schemas[i], out _, out int nodes, out int buffers) && nodes > 0 && buffers > 0, $"round {round}: {files[i]}'s schema is not kept");
+            }
+            // The matches above, last to first, leave the fourth stream's schema the one used longest ago: the fifth takes its place.
+            Read(streams[4]);
+            Assert.True(IpcVerifiedSchema.TryMatch(schemas[4], out _, out _, out _));
+            Assert.False(IpcVerifiedSchema.TryMatch(schemas[3], out _, out _, out _), "the schema used longest ago is still kept");
+            Assert.True(IpcVerifiedSchema.TryMatch(schemas[0], out _, out _, out _));
+        }
+
+        /// <summary>The metadata flatbuffer of the stream's first message, its schema.</summary>
+        private static byte[] SchemaMetadata(byte[] stream)
+        {
+            IpcMutator.Message schema = IpcMutator.Messages(stream)[0];
+            return stream.AsSpan(schema.Metadata, schema.MetadataLength).ToArray();
         }
 
         /// <summary>Reads <paramref name="after"/> whole, then <paramref name="bytes"/>: a digest of what it reads, or its error.</summary>
