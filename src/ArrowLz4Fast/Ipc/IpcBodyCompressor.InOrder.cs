@@ -61,28 +61,6 @@ namespace ArrowLz4Fast.Ipc
             return blocks >= degree && blocks * 4 >= rounds * degree * 3;
         }
 
-        /// <summary>
-        /// Whether the planned items are in order only for being too few bytes to spread (less than the parallel
-        /// minimum in all) while other threads are allowed: such a message gains from being grouped with the ones after
-        /// it (<see cref="IpcMessageGroup"/>).
-        /// </summary>
-        public bool GroupsWithOthers(Lz4FrameEncoderOptions encoder)
-        {
-            Lz4Parallelism parallelism = encoder.Parallelism;
-            if (!parallelism.IsParallel || Environment.ProcessorCount < 2 || _itemCount == 0)
-                return false;
-            long total = 0;
-            for (int i = 0; i < _itemCount; i++)
-                total += _items[i].SourceLength;
-            return total < parallelism.MinimumLength;
-        }
-
-        /// <summary>The planned buffers (place in the body and length), in the message's order.</summary>
-        public ReadOnlySpan<IpcBufferItem> PlannedBuffers => _buffers.AsSpan(0, _bufferCount);
-
-        /// <summary>The planned frames: one for each non-empty buffer, in order, each with its worst-case room.</summary>
-        public ReadOnlySpan<Lz4FrameBatchItem> PlannedItems => _items.AsSpan(0, _itemCount);
-
         /// <summary>Whether encoding the planned items in order posts work to the helpers: some frame's blocks spread over threads.</summary>
         public bool InOrderUsesHelpers(Lz4FrameEncoderOptions encoder)
         {

@@ -187,8 +187,6 @@ namespace ArrowLz4Fast
                 IpcErrors.Throw(_messageStart + _prefixLength, $"message metadata, the body of {_parsed.BodyLength} bytes is longer than the longest array");
             _compress = IpcMessageCompressor.IsCompressible(_parsed) && PlanBatch();
             _inOrder = _compress && _compressors[_current].EncodesInOrder(_encoder);
-            _grouped = _inOrder && _compressors[_current].GroupsWithOthers(_encoder);
-            _inOrder &= !_grouped;
             if (_inOrder)
             {
                 // Frames whose blocks go to the helpers start once the batch still on them is done, so the threads
@@ -272,14 +270,10 @@ namespace ArrowLz4Fast
             // The message array may have grown (and the old one gone back to its pool) since the metadata was parsed:
             // the reader is made again over the array that holds it now. The parsed positions are the flatbuffer's own.
             _reader = new FlatReader(_message, _prefixLength, _metadataLength, _messageStart + _prefixLength);
-            if (_grouped && Group())
-                return;
             int header = _prefixLength + _metadataLength;
             IpcBodyCompressor compressor = _compressors[_current];
             if (_compress && !_inOrder)
             {
-                // Grouped messages first, in order, and off the helpers before this batch takes them.
-                DrainGroups();
                 StartAfterPending(compressor, header);
                 return;
             }
@@ -340,10 +334,9 @@ namespace ArrowLz4Fast
             StartMessage();
         }
 
-        /// <summary>Completes and queues what is compressing: the grouped messages, or the batch (compressed, or as it was when nothing saved space).</summary>
+        /// <summary>Completes the batch compressing, if any, and queues it: compressed, or as it was when nothing saved space.</summary>
         private void Drain()
         {
-            DrainGroups();
             if (_pending.Message is null)
                 return;
             Pending pending = _pending;
@@ -398,7 +391,6 @@ namespace ArrowLz4Fast
         /// <summary>Waits for a batch still compressing after a failure, so no helper touches memory given back.</summary>
         private void AbandonPending()
         {
-            AbandonGroups();
             if (_pending.Message is null)
                 return;
             _compressors[_pending.Compressor].Abandon();
@@ -460,7 +452,6 @@ namespace ArrowLz4Fast
             AbandonPending();
             foreach (IpcBodyCompressor compressor in _compressors)
                 compressor.Dispose();
-            DisposeGroups();
             ReleaseOutput();
             if (_message.Length > 0)
                 ArrayPool<byte>.Shared.Return(_message);

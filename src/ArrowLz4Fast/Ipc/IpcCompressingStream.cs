@@ -29,10 +29,7 @@ namespace ArrowLz4Fast
     /// returns; the next complete message (or <see cref="Flush"/>, <see cref="FlushAsync(CancellationToken)"/> or
     /// <c>Dispose</c>) joins it, the calling thread taking what is left, then starts its own and writes the previous one
     /// to the output. So at most three messages are held in pooled memory: the one being written to the output, the one
-    /// compressing, and the one Arrow's writer is filling; the output is written only from the calling thread. Batches
-    /// too small to be worth the helpers alone (under <see cref="Lz4FastOptions.MinimumParallelLength"/> of buffers) are
-    /// gathered instead and compressed together, so at most two groups of them are held as well, each of at most 16
-    /// messages and under 64 KiB plus that length of buffers. One
+    /// compressing, and the one Arrow's writer is filling; the output is written only from the calling thread. One
     /// <see cref="Lz4FastOptions.MaxDegreeOfParallelism"/> bounds the threads that compress, the calling thread included.
     /// </para>
     /// <para>
