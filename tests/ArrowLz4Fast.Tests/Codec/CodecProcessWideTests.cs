@@ -45,26 +45,38 @@ namespace ArrowLz4Fast.Tests
                 }
                 Thread.Sleep(100);
 
+                // The process-wide figure includes whatever else the runtime allocates meanwhile (on a loaded machine the
+                // thread pool's queue may grow, or a thread start, once); per block it must be nothing. So the least of
+                // three measurements is what must stay small: a cost per block would show in each of them.
                 const int Calls = 100;
-                long thread = GC.GetAllocatedBytesForCurrentThread();
-                long total = GC.GetTotalAllocatedBytes(precise: true);
-                for (int i = 0; i < Calls; i++)
-                    codec.Decompress(frame, output);
-                long decodeThread = GC.GetAllocatedBytesForCurrentThread() - thread;
-                long decodeTotal = GC.GetTotalAllocatedBytes(precise: true) - total;
+                long decodeThread = long.MaxValue, decodeTotal = long.MaxValue, encodeThread = long.MaxValue, encodeTotal = long.MaxValue;
+                var attempts = new List<string>();
+                for (int attempt = 0; attempt < 3 && (attempt == 0 || decodeTotal / Calls > 1024 || encodeTotal / Calls > 1024); attempt++)
+                {
+                    long thread = GC.GetAllocatedBytesForCurrentThread();
+                    long total = GC.GetTotalAllocatedBytes(precise: true);
+                    for (int i = 0; i < Calls; i++)
+                        codec.Decompress(frame, output);
+                    long thisDecodeThread = GC.GetAllocatedBytesForCurrentThread() - thread;
+                    long thisDecodeTotal = GC.GetTotalAllocatedBytes(precise: true) - total;
 
-                thread = GC.GetAllocatedBytesForCurrentThread();
-                total = GC.GetTotalAllocatedBytes(precise: true);
-                for (int i = 0; i < Calls; i++)
-                    codec.TryCompress(payload, encoded, out _);
-                long encodeThread = GC.GetAllocatedBytesForCurrentThread() - thread;
-                long encodeTotal = GC.GetTotalAllocatedBytes(precise: true) - total;
+                    thread = GC.GetAllocatedBytesForCurrentThread();
+                    total = GC.GetTotalAllocatedBytes(precise: true);
+                    for (int i = 0; i < Calls; i++)
+                        codec.TryCompress(payload, encoded, out _);
+                    long thisEncodeThread = GC.GetAllocatedBytesForCurrentThread() - thread;
+                    long thisEncodeTotal = GC.GetTotalAllocatedBytes(precise: true) - total;
+                    attempts.Add($"{thisDecodeTotal / Calls} / {thisEncodeTotal / Calls} B");
+                    decodeThread = Math.Min(decodeThread, thisDecodeThread);
+                    encodeThread = Math.Min(encodeThread, thisEncodeThread);
+                    decodeTotal = Math.Min(decodeTotal, thisDecodeTotal);
+                    encodeTotal = Math.Min(encodeTotal, thisEncodeTotal);
+                }
 
-                string line = $"{payload.Length} bytes, {(payload.Length + 65535) / 65536} blocks: decode {decodeThread / Calls} B on the caller, {decodeTotal / Calls} B in the process per call; encode {encodeThread / Calls} B / {encodeTotal / Calls} B";
+                string line = $"{payload.Length} bytes, {(payload.Length + 65535) / 65536} blocks: decode {decodeThread / Calls} B on the caller, {decodeTotal / Calls} B in the process per call; encode {encodeThread / Calls} B / {encodeTotal / Calls} B (process per call, decode / encode, by measurement: {string.Join(", ", attempts)})";
                 results.Add(line);
                 _output.WriteLine(line);
                 Assert.True(decodeThread / Calls <= 256 && encodeThread / Calls <= 256, line);
-                // The process-wide figure includes whatever else the runtime allocates meanwhile; per block it must be nothing.
                 Assert.True(decodeTotal / Calls <= 1024 && encodeTotal / Calls <= 1024, line);
             }
         }
