@@ -433,42 +433,46 @@ namespace ArrowLz4Fast.Frames
         /// <summary>Claims and processes one block on the calling thread; <see langword="false"/> when none is left.</summary>
         private bool ClaimOne()
         {
-            while (true)
-            {
-                long claim = Volatile.Read(ref _claim);
-                int index = (int)(claim & 0xFFFF);
-                if (index >= (int)((claim >> 16) & 0xFFFF))
-                    return false;
-                if (Interlocked.CompareExchange(ref _claim, claim + 1, claim) != claim)
-                    continue;
-                Debug.Assert(Volatile.Read(ref _done[index]) == 0, "a block is claimed once per call");
-                ProcessBlock(index);
-                Volatile.Write(ref _done[index], 1);
-                AfterCallerBlock();
-                return true;
-            }
+            if (!TryClaim(out int index))
+                return false;
+            Process(index, caller: true);
+            return true;
         }
 
         private int ClaimLoop(bool caller)
         {
             int processed = 0;
+            while (TryClaim(out int index))
+            {
+                Process(index, caller);
+                processed++;
+            }
+            return processed;
+        }
+
+        /// <summary>Claims the call's next block; <see langword="false"/> when every one is claimed.</summary>
+        private bool TryClaim(out int index)
+        {
             while (true)
             {
                 long claim = Volatile.Read(ref _claim);
-                int index = (int)(claim & 0xFFFF);
+                index = (int)(claim & 0xFFFF);
                 if (index >= (int)((claim >> 16) & 0xFFFF))
-                    return processed;
-                if (Interlocked.CompareExchange(ref _claim, claim + 1, claim) != claim)
-                    continue;
-                Debug.Assert(Volatile.Read(ref _done[index]) == 0, "a block is claimed once per call");
-                ProcessBlock(index);
-                processed++;
-                Volatile.Write(ref _done[index], 1);
-                if (caller)
-                    AfterCallerBlock();
-                else
-                    _signal.Set();
+                    return false;
+                if (Interlocked.CompareExchange(ref _claim, claim + 1, claim) == claim)
+                    return true;
             }
+        }
+
+        private void Process(int index, bool caller)
+        {
+            Debug.Assert(Volatile.Read(ref _done[index]) == 0, "a block is claimed once per call");
+            ProcessBlock(index);
+            Volatile.Write(ref _done[index], 1);
+            if (caller)
+                AfterCallerBlock();
+            else
+                _signal.Set();
         }
 
         private void ExhaustClaims()
