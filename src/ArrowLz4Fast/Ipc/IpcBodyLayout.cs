@@ -35,48 +35,49 @@ namespace ArrowLz4Fast.Ipc
         /// <summary>Checks, before the body is read, that every buffer lies inside it, in order, without overlap.</summary>
         public static void CheckExtents(FlatReader reader, in IpcMessage message)
         {
-            // The verified vector read in place as (offset, length) pairs: a wide batch lists hundreds of buffers, and
-            // a read of a few of its columns checks them all. The loop below says which buffer fails, and how.
-            if (BitConverter.IsLittleEndian && ExtentsFit(MemoryMarshal.Cast<byte, long>(reader.Data.Slice(message.Buffers, message.BufferCount * IpcMessageParser.BufferStructSize)), message.BodyLength))
+            int failed = FirstMisplaced(reader.Data.Slice(message.Buffers, message.BufferCount * IpcMessageParser.BufferStructSize), message.BodyLength, out long end);
+            if (failed < 0)
                 return;
-            long end = 0;
-            for (int i = 0; i < message.BufferCount; i++)
-            {
-                int at = message.Buffers + (i * IpcMessageParser.BufferStructSize);
-                long offset = reader.ReadInt64(at);
-                long length = reader.ReadInt64(at + 8);
-                if (offset < 0 || length < 0 || offset > message.BodyLength || length > message.BodyLength - offset)
-                    IpcErrors.Throw(reader.InputOffset(at), $"message metadata, buffer {i} (offset {offset}, length {length}) lies outside the {message.BodyLength}-byte body");
-                if (length == 0)
-                    continue;
-                if (offset < end)
-                    IpcErrors.Throw(reader.InputOffset(at), $"message metadata, buffer {i} (offset {offset}, length {length}) overlaps or precedes the buffer before it, which ends at {end}");
-                end = offset + length;
-            }
+            int at = message.Buffers + (failed * IpcMessageParser.BufferStructSize);
+            long offset = reader.ReadInt64(at);
+            long length = reader.ReadInt64(at + 8);
+            if (offset < 0 || length < 0 || offset > message.BodyLength || length > message.BodyLength - offset)
+                IpcErrors.Throw(reader.InputOffset(at), $"message metadata, buffer {failed} (offset {offset}, length {length}) lies outside the {message.BodyLength}-byte body");
+            IpcErrors.Throw(reader.InputOffset(at), $"message metadata, buffer {failed} (offset {offset}, length {length}) overlaps or precedes the buffer before it, which ends at {end}");
         }
 
-        /// <summary>Whether every (offset, length) pair lies inside a body of <paramref name="body"/> bytes, the non-empty ones in order without overlap.</summary>
-        private static bool ExtentsFit(ReadOnlySpan<long> pairs, long body)
+        /// <summary>
+        /// The first of the (offset, length) pairs in <paramref name="vector"/> that lies outside a body of
+        /// <paramref name="body"/> bytes, or, non-empty, before the end of the non-empty one before it
+        /// (<paramref name="end"/>); -1 when every one fits.
+        /// </summary>
+        private static int FirstMisplaced(ReadOnlySpan<byte> vector, long body, out long end)
         {
-            // Read without bounds checks (the count is even and inside the span): this loop runs over every buffer of
-            // the batch however few are read, and the checks were a visible part of it.
-            ref long pair = ref MemoryMarshal.GetReference(pairs);
-            int count = pairs.Length & ~1;
-            long end = 0;
-            for (int i = 0; i < count; i += 2)
+            // Read in place without bounds checks (every pair lies inside the verified vector): the loop runs over
+            // every buffer of a batch however few are read, and the checks were a visible part of it.
+            ref byte first = ref MemoryMarshal.GetReference(vector);
+            int count = vector.Length / IpcMessageParser.BufferStructSize;
+            end = 0;
+            for (int i = 0; i < count; i++)
             {
-                long offset = Unsafe.Add(ref pair, i);
-                long length = Unsafe.Add(ref pair, i + 1);
+                long offset = ReadInt64(ref first, i * IpcMessageParser.BufferStructSize);
+                long length = ReadInt64(ref first, (i * IpcMessageParser.BufferStructSize) + 8);
                 // Unsigned, a negative offset or length is past any body.
                 if ((ulong)offset > (ulong)body || (ulong)length > (ulong)(body - offset))
-                    return false;
+                    return i;
                 if (length == 0)
                     continue;
                 if (offset < end)
-                    return false;
+                    return i;
                 end = offset + length;
             }
-            return true;
+            return -1;
+        }
+
+        private static long ReadInt64(ref byte first, int at)
+        {
+            long value = Unsafe.ReadUnaligned<long>(ref Unsafe.Add(ref first, at));
+            return BitConverter.IsLittleEndian ? value : BinaryPrimitives.ReverseEndianness(value);
         }
 
         /// <summary>
