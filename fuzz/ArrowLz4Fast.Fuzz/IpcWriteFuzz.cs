@@ -71,7 +71,9 @@ namespace ArrowLz4Fast.Fuzz
             rejected = false;
             var clock = System.Diagnostics.Stopwatch.StartNew();
             long allocatedBefore = GC.GetAllocatedBytesForCurrentThread();
-            var options = new Lz4FastOptions { MaxDegreeOfParallelism = degree, MinimumParallelLength = 1 };
+            // Every batch parallel, or the default minimum: then at two threads and more small batches go through the ring.
+            int minimum = random.Next(2) == 0 ? 1 : Lz4Parallelism.DefaultMinimumLength;
+            var options = new Lz4FastOptions { MaxDegreeOfParallelism = degree, MinimumParallelLength = minimum };
             int[] chunks = { 1, 7, 64, 4096, 1 << 20, int.MaxValue };
             using var output = new MemoryStream();
             var compressing = new IpcCompressingStream(output, options, leaveOpen: true);

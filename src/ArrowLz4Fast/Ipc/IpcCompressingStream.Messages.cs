@@ -166,7 +166,14 @@ namespace ArrowLz4Fast
             long header = (long)_prefixLength + _metadataLength;
             if (_parsed.BodyLength > IpcDecompressingStream.DefaultMaxBodyLength - header)
                 IpcErrors.Throw(_messageStart + _prefixLength, $"message metadata, the body of {_parsed.BodyLength} bytes is longer than the longest array");
-            _compress = IpcMessageCompressor.IsCompressible(_parsed) && PlanBatch();
+            bool compressible = IpcMessageCompressor.IsCompressible(_parsed);
+            if (compressible)
+                CheckBatch();
+            _ringMessage = compressible && GoesToRing();
+            // What does not go to the ring follows every message in it, and may need the helpers its worker holds.
+            if (!_ringMessage)
+                DrainRing();
+            _compress = compressible && !_ringMessage && PlanBatch();
             _inOrder = _compress && _compressors[_current].EncodesInOrder(_encoder);
             if (_inOrder)
             {
@@ -189,17 +196,21 @@ namespace ArrowLz4Fast
 
         private const int MaxBodyReserve = 64 * 1024 * 1024;
 
-        /// <summary>
-        /// Checks a batch's metadata before its body arrives (the schema, the buffers inside the body) and plans its
-        /// compression in the compressor not busy with the batch before it; <see langword="false"/> when the frames'
-        /// worst case would not fit one array (the message then goes as it is).
-        /// </summary>
-        private bool PlanBatch()
+        /// <summary>Checks a batch's metadata before its body arrives: the schema, the buffers inside the body.</summary>
+        private void CheckBatch()
         {
             // The parser reads the field nodes of compressed batches only; the schema check needs their count here.
             (_parsed.Nodes, _parsed.NodeCount) = _reader.Vector(_parsed.Batch, IpcMessageParser.RecordBatchNodes, 16, "RecordBatch.nodes");
             _layouts.Check(_parsed, _messageStart + _prefixLength);
             IpcBodyLayout.CheckExtents(_reader, _parsed);
+        }
+
+        /// <summary>
+        /// Plans a checked batch's compression in the compressor not busy with the batch before it;
+        /// <see langword="false"/> when the frames' worst case would not fit one array (the message then goes as it is).
+        /// </summary>
+        private bool PlanBatch()
+        {
             _current = _pending.Message is null ? 0 : 1 - _pending.Compressor;
             return _compressors[_current].Plan(_reader, _parsed, _encoder);
         }
@@ -300,6 +311,8 @@ namespace ArrowLz4Fast
             foreach (IpcBodyCompressor compressor in _compressors)
                 compressor.Dispose();
             ReleaseOutput();
+            _ring?.Dispose();
+            _ring = null;
             if (_message.Length > 0)
                 ArrayPool<byte>.Shared.Return(_message);
             _message = Array.Empty<byte>();

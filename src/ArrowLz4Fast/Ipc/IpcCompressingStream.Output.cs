@@ -58,6 +58,7 @@ namespace ArrowLz4Fast
                     Written(ref segment);
                 }
                 _outputCount = 0;
+                _ring?.Written();
             }
             catch (Exception e)
             {
@@ -82,6 +83,7 @@ namespace ArrowLz4Fast
                     Written(ref _segments[i]);
                 }
                 _outputCount = 0;
+                _ring?.Written();
             }
             catch (Exception e)
             {

@@ -34,6 +34,11 @@ namespace ArrowLz4Fast
             // the reader is made again over the array that holds it now. The parsed positions are the flatbuffer's own.
             _reader = new FlatReader(_message, _prefixLength, _metadataLength, _messageStart + _prefixLength);
             int header = _prefixLength + _metadataLength;
+            if (_ringMessage)
+            {
+                ProcessRingMessage();
+                return;
+            }
             IpcBodyCompressor compressor = _compressors[_current];
             if (_compress && !_inOrder)
             {
@@ -97,8 +102,15 @@ namespace ArrowLz4Fast
             StartMessage();
         }
 
-        /// <summary>Completes the batch compressing, if any, and queues it: compressed, or as it was when nothing saved space.</summary>
+        /// <summary>Queues everything complete before the message being filled: the ring's slots, or the batch compressing (never both).</summary>
         private void Drain()
+        {
+            DrainPending();
+            DrainRing();
+        }
+
+        /// <summary>Completes the batch compressing, if any, and queues it: compressed, or as it was when nothing saved space.</summary>
+        private void DrainPending()
         {
             if (_pending.Message is null)
                 return;
@@ -154,6 +166,7 @@ namespace ArrowLz4Fast
         /// <summary>Waits for a batch still compressing after a failure, so no helper touches memory given back.</summary>
         private void AbandonPending()
         {
+            _ring?.StopWorker();
             if (_pending.Message is null)
                 return;
             _compressors[_pending.Compressor].Abandon();

@@ -29,14 +29,19 @@ namespace ArrowLz4Fast
     /// returns; the next complete message (or <see cref="Flush"/>, <see cref="FlushAsync(CancellationToken)"/> or
     /// <c>Dispose</c>) joins it, the calling thread taking what is left, then starts its own and writes the previous one
     /// to the output. So at most three messages are held in pooled memory: the one being written to the output, the one
-    /// compressing, and the one Arrow's writer is filling; the output is written only from the calling thread. One
-    /// <see cref="Lz4FastOptions.MaxDegreeOfParallelism"/> bounds the threads that compress, the calling thread included.
+    /// compressing, and the one Arrow's writer is filling. Batches under the parallel minimum, at two threads or more,
+    /// are compressed instead on one helper while the writer serializes the next, through a ring of eight: then at most
+    /// ten messages are held (the ring's, one the calling thread compresses when the ring is full, and the one being
+    /// filled), and a <c>Write</c> may return before a batch it completed is written to the output; the output is
+    /// written only from the calling thread, in order. One <see cref="Lz4FastOptions.MaxDegreeOfParallelism"/> bounds the
+    /// threads that compress, the calling thread included.
     /// </para>
     /// <para>
     /// <b>Errors.</b> Bytes that are not well-formed IPC throw <see cref="InvalidDataException"/> naming the input offset
     /// (the inner <see cref="Lz4FrameException"/> carries it), from the write that completes the faulty part (a schema
-    /// Arrow .NET cannot read, <see cref="NotSupportedException"/>, as <see cref="IpcDecompressingStream"/> says); a message
-    /// is written to the output whole or not at all, and once the stream has failed every later call throws. An input
+    /// Arrow .NET cannot read, <see cref="NotSupportedException"/>, as <see cref="IpcDecompressingStream"/> says), or, for
+    /// a batch in the ring whose metadata cannot be rewritten, from the next write, flush or dispose; a message is written
+    /// to the output whole or not at all, and once the stream has failed every later call throws. An input
     /// that ends inside a message, or a file whose footer did not arrive, fails at <c>Dispose</c>.
     /// </para>
     /// <para>

@@ -27,26 +27,9 @@ namespace ArrowLz4Fast.Tests
             ArrowData.DisposeAll(batches);
             IpcMutator.Message batch = IpcMutator.Messages(plain).First(m => Parse(plain, m).HeaderType == IpcMessageParser.HeaderRecordBatch);
 
-            byte[] metadata = plain.AsSpan(batch.Metadata, batch.MetadataLength).ToArray();
-            IpcMessage parsed = Parse(plain, batch);
-            // header_type's vtable slot points at bodyLength's first byte; bodyLength grows to end in the type, 3.
-            BinaryPrimitives.WriteUInt16LittleEndian(metadata.AsSpan(parsed.Root.VTable + 4 + (2 * IpcMessageParser.MessageHeaderType)), (ushort)(parsed.BodyLengthField - parsed.Root.Position));
-            long bodyLength = batch.BodyLength;
-            while ((bodyLength & 0xFF) != IpcMessageParser.HeaderRecordBatch)
-                bodyLength++;
-            BinaryPrimitives.WriteInt64LittleEndian(metadata.AsSpan(parsed.BodyLengthField), bodyLength);
-            Assert.Equal(IpcMessageParser.HeaderRecordBatch, IpcMessageParser.Parse(new FlatReader(metadata, 0, metadata.Length, 0), buffers: true).HeaderType);
-
-            using var hostile = new MemoryStream();
-            hostile.Write(plain, 0, batch.Start);
-            Span<byte> prefix = stackalloc byte[8];
-            BinaryPrimitives.WriteInt32LittleEndian(prefix, -1);
-            BinaryPrimitives.WriteInt32LittleEndian(prefix.Slice(4), metadata.Length);
-            hostile.Write(prefix);
-            hostile.Write(metadata);
-            hostile.Write(plain, batch.Body, (int)batch.BodyLength);
-            hostile.Write(new byte[bodyLength - batch.BodyLength]);
-            byte[] input = hostile.ToArray();
+            byte[] input = WithHeaderTypeInBodyLength(plain, batch);
+            IpcMutator.Message refused = IpcMutator.Messages(input).First(m => m.Start == batch.Start);
+            Assert.Equal(IpcMessageParser.HeaderRecordBatch, Parse(input, refused).HeaderType);
 
             using var output = new MemoryStream();
             var compressing = new IpcCompressingStream(output, IpcWrapped.Options(degree, minimumParallelLength: 1024), leaveOpen: true);
