@@ -44,6 +44,19 @@ namespace ArrowLz4Fast.Ipc
         }
 
         /// <summary>
+        /// The new metadata as an IPC stream carries it, into <paramref name="target"/> (an array the writer keeps): the
+        /// continuation marker and the padded length, then the metadata; returns the length written, that prefix included.
+        /// </summary>
+        public static int WriteFramed(ref byte[]? target, ReadOnlySpan<byte> original, FlatReader reader, in IpcMessage message, IpcBufferItem[] buffers, long bodyLength)
+        {
+            const int prefix = 8;
+            int padded = Write(ref target, original, reader, message, IpcMessageCompressor.ReadVectors(reader, message), buffers, bodyLength, prefix);
+            BinaryPrimitives.WriteInt32LittleEndian(target, -1);
+            BinaryPrimitives.WriteInt32LittleEndian(target.AsSpan(4), padded - prefix);
+            return padded;
+        }
+
+        /// <summary>
         /// As <see cref="Write(ReadOnlySpan{byte}, FlatReader, in IpcMessage, in Vectors, IpcBufferItem[], long, int)"/>,
         /// into <paramref name="target"/> when it is long enough (a writer keeps one per stream), else into a new array
         /// of the exact length, or one rented from <paramref name="pool"/>, put there (a target too short is dropped);

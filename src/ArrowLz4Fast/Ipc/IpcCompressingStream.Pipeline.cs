@@ -1,6 +1,5 @@
 using System;
 using System.Buffers;
-using System.Buffers.Binary;
 using ArrowLz4Fast.Ipc;
 
 namespace ArrowLz4Fast
@@ -145,14 +144,10 @@ namespace ArrowLz4Fast
         private void QueueCompressed(int index, byte[] message, FlatReader reader, in IpcMessage parsed, int prefixLength, int metadataLength, long inputOffset, long bodyLength)
         {
             IpcBodyCompressor compressor = _compressors[index];
-            int padded = IpcCompressedMetadata.Write(
-                ref _metadata[index], message.AsSpan(prefixLength, metadataLength), reader, parsed,
-                IpcMessageCompressor.ReadVectors(reader, parsed), compressor.Buffers, bodyLength, prefix: 8);
-            byte[] prefixed = _metadata[index]!;
-            BinaryPrimitives.WriteInt32LittleEndian(prefixed, Continuation);
-            BinaryPrimitives.WriteInt32LittleEndian(prefixed.AsSpan(4), padded - 8);
+            int padded = IpcCompressedMetadata.WriteFramed(
+                ref _metadata[index], message.AsSpan(prefixLength, metadataLength), reader, parsed, compressor.Buffers, bodyLength);
             Place(inputOffset, prefixLength + metadataLength, parsed.BodyLength, padded, bodyLength);
-            Queue(prefixed, 0, padded, Owner.None);
+            Queue(_metadata[index]!, 0, padded, Owner.None);
             Queue(compressor.Body, Owner.None);
         }
 

@@ -1,5 +1,4 @@
 using System;
-using System.Buffers.Binary;
 using System.Threading;
 using ArrowLz4Fast.Frames;
 
@@ -12,9 +11,6 @@ namespace ArrowLz4Fast.Ipc
     /// </summary>
     internal sealed class IpcRingSlot : IDisposable
     {
-        private const int Continuation = -1;
-        private const int MetadataPrefix = 8;
-
         private int _done;
 
         /// <summary>The message, from its length prefix to the end of its body.</summary>
@@ -75,11 +71,7 @@ namespace ArrowLz4Fast.Ipc
                 BodyLength = Compressor.FinishInOrder();
                 if (BodyLength == 0)
                     return;
-                Padded = IpcCompressedMetadata.Write(
-                    ref Metadata, Message.AsSpan(PrefixLength, MetadataLength), Reader, Parsed,
-                    IpcMessageCompressor.ReadVectors(Reader, Parsed), Compressor.Buffers, BodyLength, prefix: MetadataPrefix);
-                BinaryPrimitives.WriteInt32LittleEndian(Metadata, Continuation);
-                BinaryPrimitives.WriteInt32LittleEndian(Metadata.AsSpan(4), Padded - MetadataPrefix);
+                Padded = IpcCompressedMetadata.WriteFramed(ref Metadata, Message.AsSpan(PrefixLength, MetadataLength), Reader, Parsed, Compressor.Buffers, BodyLength);
             }
             catch (Exception e)
             {
