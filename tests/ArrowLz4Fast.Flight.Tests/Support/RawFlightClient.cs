@@ -41,31 +41,58 @@ namespace ArrowLz4Fast.Flight.Tests.Support
             foreach (Metadata.Entry entry in extra ?? new Metadata())
                 headers.Add(entry);
             AsyncDuplexStreamingCall<byte[], byte[]> call = channel.CreateCallInvoker().AsyncDuplexStreamingCall(s_doPut, null, new CallOptions(headers));
+            // The response is read while the upload is written, as a client that learns of a refusal must: a server that
+            // fails the call without reading the upload may leave a write waiting for HTTP/2 flow-control credit that
+            // never comes (seen once in CI: the write of a 4 MiB message after an Unauthenticated answer), and that
+            // write is cancelled once the response has ended.
+            using var writes = new System.Threading.CancellationTokenSource();
+            Task writing = WriteAllAsync(call, messages, writes.Token);
             try
             {
-                try
-                {
-                    foreach (byte[]? message in messages)
-                        await call.RequestStream.WriteAsync(message!);
-                    await call.RequestStream.CompleteAsync();
-                }
-                catch (Exception e) when (e is RpcException || e is System.Net.Http.HttpRequestException || e is System.IO.IOException)
-                {
-                    // The server failed the call while we were still writing: its status comes with the response. Which
-                    // exception the write throws depends on whether the client has seen the trailers yet: an RpcException
-                    // if it has, the HTTP/2 stream's reset if the write got there first.
-                }
                 // Bounded: a response that never ends fails the test that waits for it instead of hanging the run.
                 using var bound = new System.Threading.CancellationTokenSource(ResponseBound);
                 var results = new List<byte[]>();
                 while (await call.ResponseStream.MoveNext(bound.Token))
                     results.Add(call.ResponseStream.Current);
+                await writing;
                 return results;
             }
             finally
             {
+                await EndAsync(call, writing, writes, dispose);
+            }
+        }
+
+        /// <summary>After the response: cancels a write still waiting, and waits for the writes, within the response's bound.</summary>
+        private static async Task EndAsync(AsyncDuplexStreamingCall<byte[], byte[]> call, Task writing, System.Threading.CancellationTokenSource writes, bool dispose)
+        {
+            if (!writing.IsCompleted)
+            {
+                writes.Cancel();
                 if (dispose)
                     call.Dispose();
+            }
+            // Bounded as the response is: a write that outlives its call fails the test instead of hanging the run.
+            if (await Task.WhenAny(writing, Task.Delay(ResponseBound)) != writing)
+                throw new TimeoutException("a write of the upload did not end after the call's response had");
+            await writing;
+            if (dispose)
+                call.Dispose();
+        }
+
+        private static async Task WriteAllAsync(AsyncDuplexStreamingCall<byte[], byte[]> call, IEnumerable<byte[]?> messages, System.Threading.CancellationToken cancellation)
+        {
+            try
+            {
+                foreach (byte[]? message in messages)
+                    await call.RequestStream.WriteAsync(message!, cancellation);
+                await call.RequestStream.CompleteAsync();
+            }
+            catch (Exception e) when (e is RpcException || e is System.Net.Http.HttpRequestException || e is System.IO.IOException || e is OperationCanceledException)
+            {
+                // The server failed the call while we were still writing: its status comes with the response. Which
+                // exception the write throws depends on whether the client has seen the trailers yet: an RpcException
+                // if it has, the HTTP/2 stream's reset if the write got there first; cancelled, once the response ended.
             }
         }
     }
