@@ -52,6 +52,51 @@ namespace ArrowLz4Fast.Tests
         }
 
         [Fact]
+        public async System.Threading.Tasks.Task Streams_on_several_threads_at_once_each_give_the_bytes_of_one_thread()
+        {
+            // More writers than helpers: the ring workers of most streams find no helper free and go to the thread
+            // pool, or start late, and the writers take the slots no worker claimed. Every output must still be the
+            // one-thread bytes, and no stream may wait for a worker that never runs (bounded, so a hang fails).
+            List<RecordBatch> batches = Batches("ipc/java/tiny_batches.arrows");
+            byte[] plain = WritePlain(batches);
+            ArrowData.DisposeAll(batches);
+            byte[] expected = CompressedMessageByMessage(IpcMessages.Of(plain), minSpaceSavings: 0);
+            int[] sizes = { 7, 4093, plain.Length };
+            int[] degrees = { 2, 3, 8 };
+            const int Writers = 6;
+            const int Rounds = 12;
+            var failures = new System.Collections.Concurrent.ConcurrentQueue<string>();
+            var writers = new System.Threading.Tasks.Task[Writers];
+            for (int w = 0; w < Writers; w++)
+            {
+                int writer = w;
+                writers[w] = System.Threading.Tasks.Task.Factory.StartNew(() =>
+                {
+                    for (int round = 0; round < Rounds; round++)
+                    {
+                        int size = sizes[(writer + round) % sizes.Length];
+                        int degree = degrees[(writer + (2 * round)) % degrees.Length];
+                        using var output = new MemoryStream();
+                        using (var compressing = new IpcCompressingStream(output, IpcWrapped.Options(degree), leaveOpen: true))
+                        {
+                            for (int at = 0; at < plain.Length; at += size)
+                                compressing.Write(plain, at, Math.Min(size, plain.Length - at));
+                            // A flush in the middle of the rounds: it waits for the ring, whoever holds its slots.
+                            if (round % 3 == 1)
+                                compressing.Flush();
+                        }
+                        if (!output.ToArray().AsSpan().SequenceEqual(expected))
+                            failures.Enqueue($"writer {writer}, round {round}, degree {degree}, writes of {size}: {output.Length} bytes, not the {expected.Length} of one thread");
+                    }
+                }, System.Threading.Tasks.TaskCreationOptions.LongRunning);
+            }
+            System.Threading.Tasks.Task all = System.Threading.Tasks.Task.WhenAll(writers);
+            Assert.True(await System.Threading.Tasks.Task.WhenAny(all, System.Threading.Tasks.Task.Delay(TimeSpan.FromMinutes(3))) == all, "the writers did not finish within 3 minutes");
+            await all;
+            Assert.Empty(failures);
+        }
+
+        [Fact]
         public void A_small_batch_that_fails_on_the_worker_fails_as_in_order_and_writes_only_messages_before_it()
         {
             RecordBatch[] batches = TestTables.Batches(3, 1024, seed: 5);
