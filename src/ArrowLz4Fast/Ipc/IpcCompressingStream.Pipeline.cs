@@ -96,9 +96,16 @@ namespace ArrowLz4Fast
 
         private void NextMessageArray()
         {
-            _message = _spare ?? ArrayPool<byte>.Shared.Rent(InitialMessageLength);
-            _spare = null;
+            _message = TakeSpare();
             StartMessage();
+        }
+
+        /// <summary>An array for the next message: the spare one kept, or one from the pool.</summary>
+        private byte[] TakeSpare()
+        {
+            byte[] array = _spare ?? ArrayPool<byte>.Shared.Rent(InitialMessageLength);
+            _spare = null;
+            return array;
         }
 
         /// <summary>Queues everything complete before the message being filled: the ring's slots, or the batch compressing (never both).</summary>
@@ -146,16 +153,22 @@ namespace ArrowLz4Fast
             IpcBodyCompressor compressor = _compressors[index];
             int padded = IpcCompressedMetadata.WriteFramed(
                 ref _metadata[index], message.AsSpan(prefixLength, metadataLength), reader, parsed, compressor.Buffers, bodyLength);
-            Place(inputOffset, prefixLength + metadataLength, parsed.BodyLength, padded, bodyLength);
-            Queue(_metadata[index]!, 0, padded, Owner.None);
+            QueueCompressedParts(inputOffset, prefixLength + metadataLength, parsed.BodyLength, _metadata[index]!, padded, compressor);
+        }
+
+        /// <summary>Queues a compressed message's new metadata (prefixed, <paramref name="padded"/> bytes) and the body in its compressor's scratch, both kept by their owner.</summary>
+        private void QueueCompressedParts(long inputOffset, int inputHeader, long inputBody, byte[] metadata, int padded, IpcBodyCompressor compressor)
+        {
+            Place(inputOffset, inputHeader, inputBody, padded, compressor.Body.Length);
+            Queue(metadata, 0, padded, Owner.None);
             Queue(compressor.Body, Owner.None);
         }
 
-        /// <summary>Queues a whole message as it was written; its array goes back once written.</summary>
-        private void QueueMessage(byte[] message, int header, long body, long inputOffset)
+        /// <summary>Queues a whole message as it was written; its array goes back once written unless its owner keeps it.</summary>
+        private void QueueMessage(byte[] message, int header, long body, long inputOffset, Owner owner = Owner.Spare)
         {
             Place(inputOffset, header, body, header, body);
-            Queue(message, 0, (int)(header + body), Owner.Spare);
+            Queue(message, 0, (int)(header + body), owner);
         }
 
         /// <summary>Waits for a batch still compressing after a failure, so no helper touches memory given back.</summary>

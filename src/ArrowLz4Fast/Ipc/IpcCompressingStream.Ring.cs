@@ -1,5 +1,4 @@
 using System;
-using System.Buffers;
 using System.Runtime.ExceptionServices;
 using ArrowLz4Fast.Ipc;
 
@@ -65,12 +64,7 @@ namespace ArrowLz4Fast
             slot.MetadataLength = _metadataLength;
             slot.InputOffset = _messageStart;
             slot.Reset();
-            if (next.Length == 0)
-            {
-                next = _spare ?? ArrayPool<byte>.Shared.Rent(InitialMessageLength);
-                _spare = null;
-            }
-            _message = next;
+            _message = next.Length == 0 ? TakeSpare() : next;
         }
 
         /// <summary>Queues a compressed slot for the output (or its message as it came); its failure, if any, is thrown here.</summary>
@@ -81,15 +75,11 @@ namespace ArrowLz4Fast
             long inputBody = slot.Parsed.BodyLength;
             if (slot.Planned)
                 slot.Compressor.Record(ArrowLz4FastMetrics.TagIpcStream, inputBody);
+            // The slot keeps its arrays for its next message.
             if (slot.BodyLength == 0)
-            {
-                Place(slot.InputOffset, slot.Header, inputBody, slot.Header, inputBody);
-                Queue(slot.Message, 0, (int)(slot.Header + inputBody), Owner.None);
-                return;
-            }
-            Place(slot.InputOffset, slot.Header, inputBody, slot.Padded, slot.BodyLength);
-            Queue(slot.Metadata!, 0, slot.Padded, Owner.None);
-            Queue(slot.Compressor.Body, Owner.None);
+                QueueMessage(slot.Message, slot.Header, inputBody, slot.InputOffset, Owner.None);
+            else
+                QueueCompressedParts(slot.InputOffset, slot.Header, inputBody, slot.Metadata!, slot.Padded, slot.Compressor);
         }
 
         /// <summary>Queues every published slot, in order, compressing here those the worker has not claimed.</summary>
