@@ -216,8 +216,8 @@ namespace ArrowLz4Fast.Benchmarks
 
         /// <summary>
         /// The codec path and the wrapper from a file, as README's example opens it (<see cref="File.OpenRead"/>; in the
-        /// page cache after the first read), with the ceiling from input, interleaved as <see cref="Interleaved_2cores"/>
-        /// is (<c>// interleaved 2 cores from a file: …</c>).
+        /// page cache after the first read), with the ceiling from input and the decode-only ceiling, interleaved as
+        /// <see cref="Interleaved_2cores"/> is (<c>// interleaved 2 cores from a file: …</c>).
         /// </summary>
         [Benchmark]
         public long Interleaved_2cores_file() => _interleavedFile.Run(_pathsFile ??= new Func<long>[]
@@ -225,11 +225,12 @@ namespace ArrowLz4Fast.Benchmarks
             () => Read(File.OpenRead(_file), Codec(2)),
             () => Read(new IpcDecompressingStream(File.OpenRead(_file), Options(2)), Passed(2)),
             CeilingFromInput,
+            Ceiling_2cores_hot,
         });
 
         private string _file = "";
         private Func<long>[]? _pathsFile;
-        private readonly InterleavedTimes _interleavedFile = new InterleavedTimes(3, kept: 1 << 16);
+        private readonly InterleavedTimes _interleavedFile = new InterleavedTimes(4, kept: 1 << 16);
 
         private Func<long>[]? _paths2;
         private Func<long>[]? _paths1;
@@ -251,7 +252,7 @@ namespace ArrowLz4Fast.Benchmarks
             {
                 InterleavedTimes m = _interleavedFile;
                 Console.WriteLine(FormattableString.Invariant(
-                    $"// interleaved 2 cores from a file: {Stream}: {m.Operations} operations; medians codec {m.MedianMilliseconds(0):F3} ms, wrapper {m.MedianMilliseconds(1):F3} ms, ceiling from input {m.MedianMilliseconds(2):F3} ms; per operation codec/wrapper {m.MedianRatio(0, 1):F3}, ceiling from input/wrapper {m.MedianRatio(2, 1):F3}"));
+                    $"// interleaved 2 cores from a file: {Stream}: {m.Operations} operations; medians codec {m.MedianMilliseconds(0):F3} ms, wrapper {m.MedianMilliseconds(1):F3} ms, ceiling from input {m.MedianMilliseconds(2):F3} ms, ceiling hot {m.MedianMilliseconds(3):F3} ms; per operation codec/wrapper {m.MedianRatio(0, 1):F3}, ceiling from input/wrapper {m.MedianRatio(2, 1):F3}, ceiling hot/wrapper {m.MedianRatio(3, 1):F3}"));
             }
             if (_interleaved1.Enough)
             {
