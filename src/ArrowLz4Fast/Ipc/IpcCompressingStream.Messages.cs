@@ -211,7 +211,7 @@ namespace ArrowLz4Fast
         /// </summary>
         private bool PlanBatch()
         {
-            _current = _pending.Message is null ? 0 : 1 - _pending.Compressor;
+            _current = _pending.Message.Bytes is null ? 0 : 1 - _pending.Compressor;
             return _compressors[_current].Plan(_reader, _parsed, _encoder);
         }
 

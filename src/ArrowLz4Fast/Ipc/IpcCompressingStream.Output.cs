@@ -122,7 +122,7 @@ namespace ArrowLz4Fast
                 _segments[i] = default;
             }
             _outputCount = 0;
-            Debug.Assert(_pending.Message is null, "the batch compressing was abandoned first");
+            Debug.Assert(_pending.Message.Bytes is null, "the batch compressing was abandoned first");
         }
     }
 }

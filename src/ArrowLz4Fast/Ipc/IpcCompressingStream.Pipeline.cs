@@ -18,47 +18,48 @@ namespace ArrowLz4Fast
         private struct Pending
         {
             public int Compressor;
-            public byte[] Message;
-            public FlatReader Reader;
-            public IpcMessage Parsed;
-            public int PrefixLength;
-            public int MetadataLength;
-            public long InputOffset;
+            public IpcHeldMessage Message;
         }
 
         /// <summary>A whole message is in <c>_message</c>: queues it, compressed or as it is, or starts compressing it, after the one before.</summary>
         private void ProcessMessage()
         {
-            // The message array may have grown (and the old one gone back to its pool) since the metadata was parsed:
-            // the reader is made again over the array that holds it now. The parsed positions are the flatbuffer's own.
-            _reader = new FlatReader(_message, _prefixLength, _metadataLength, _messageStart + _prefixLength);
-            int header = _prefixLength + _metadataLength;
+            IpcHeldMessage message = HoldMessage();
             if (_ringMessage)
             {
-                ProcessRingMessage();
+                ProcessRingMessage(message);
                 return;
             }
             IpcBodyCompressor compressor = _compressors[_current];
             if (_compress && !_inOrder)
             {
-                StartAfterPending(compressor, header);
+                StartAfterPending(compressor, message);
                 return;
             }
             Drain();
             if (_inOrder)
             {
                 long bodyLength = compressor.FinishInOrder();
-                compressor.Record(ArrowLz4FastMetrics.TagIpcStream, _parsed.BodyLength);
+                compressor.Record(ArrowLz4FastMetrics.TagIpcStream, message.Parsed.BodyLength);
                 if (bodyLength > 0)
                 {
                     // The message array only lent its metadata; it stays to take the next message.
-                    QueueCompressed(_current, _message, _reader, _parsed, _prefixLength, _metadataLength, _messageStart, bodyLength);
+                    QueueCompressed(_current, message, bodyLength);
                     StartMessage();
                     return;
                 }
             }
-            QueueMessage(_message, header, _parsed.BodyLength, _messageStart);
+            QueueMessage(message.Bytes, message.Header, message.Parsed.BodyLength, message.InputOffset);
             NextMessageArray();
+        }
+
+        /// <summary>The whole message in <c>_message</c>, as the batch compressing or a ring slot holds it.</summary>
+        private IpcHeldMessage HoldMessage()
+        {
+            // The message array may have grown (and the old one gone back to its pool) since the metadata was parsed:
+            // the reader is made again over the array that holds it now. The parsed positions are the flatbuffer's own.
+            var reader = new FlatReader(_message, _prefixLength, _metadataLength, _messageStart + _prefixLength);
+            return new IpcHeldMessage(_message, reader, _parsed, _prefixLength, _metadataLength, _messageStart);
         }
 
         /// <summary>
@@ -66,20 +67,11 @@ namespace ArrowLz4Fast
         /// before it: the helpers move on to this batch as they run out of that one's buffers, and this thread encodes
         /// this batch's buffers while it waits for theirs, so no thread idles between the two.
         /// </summary>
-        private void StartAfterPending(IpcBodyCompressor compressor, int header)
+        private void StartAfterPending(IpcBodyCompressor compressor, in IpcHeldMessage message)
         {
-            compressor.Start(new ReadOnlyMemory<byte>(_message, header, (int)_parsed.BodyLength), _encoder,
-                _pending.Message is null ? null : _compressors[_pending.Compressor]);
-            var started = new Pending
-            {
-                Compressor = _current,
-                Message = _message,
-                Reader = _reader,
-                Parsed = _parsed,
-                PrefixLength = _prefixLength,
-                MetadataLength = _metadataLength,
-                InputOffset = _messageStart,
-            };
+            compressor.Start(new ReadOnlyMemory<byte>(message.Bytes, message.Header, (int)message.Parsed.BodyLength), _encoder,
+                _pending.Message.Bytes is null ? null : _compressors[_pending.Compressor]);
+            var started = new Pending { Compressor = _current, Message = message };
             try
             {
                 Drain();
@@ -118,42 +110,41 @@ namespace ArrowLz4Fast
         /// <summary>Completes the batch compressing, if any, and queues it: compressed, or as it was when nothing saved space.</summary>
         private void DrainPending()
         {
-            if (_pending.Message is null)
+            if (_pending.Message.Bytes is null)
                 return;
             Pending pending = _pending;
             _pending = default;
             IpcBodyCompressor compressor = _compressors[pending.Compressor];
-            int header = pending.PrefixLength + pending.MetadataLength;
-            long inputBody = pending.Parsed.BodyLength;
+            IpcHeldMessage message = pending.Message;
+            long inputBody = message.Parsed.BodyLength;
             try
             {
                 compressor.Complete();
-                ReadOnlySpan<byte> body = pending.Message.AsSpan(header, (int)inputBody);
                 long bodyLength = compressor.Layout(_minSpaceSavings);
                 compressor.Record(ArrowLz4FastMetrics.TagIpcStream, inputBody);
                 if (bodyLength == 0)
                 {
-                    QueueMessage(pending.Message, header, inputBody, pending.InputOffset);
+                    QueueMessage(message.Bytes, message.Header, inputBody, message.InputOffset);
                     return;
                 }
-                compressor.WriteBodyInPlace(body);
-                QueueCompressed(pending.Compressor, pending.Message, pending.Reader, pending.Parsed, pending.PrefixLength, pending.MetadataLength, pending.InputOffset, bodyLength);
-                GiveBack(pending.Message);
+                compressor.WriteBodyInPlace(message.Body);
+                QueueCompressed(pending.Compressor, message, bodyLength);
+                GiveBack(message.Bytes);
             }
             catch
             {
-                GiveBack(pending.Message);
+                GiveBack(message.Bytes);
                 throw;
             }
         }
 
         /// <summary>Queues a compressed message: its new metadata, written into the compressor's kept array, then the body in its scratch.</summary>
-        private void QueueCompressed(int index, byte[] message, FlatReader reader, in IpcMessage parsed, int prefixLength, int metadataLength, long inputOffset, long bodyLength)
+        private void QueueCompressed(int index, in IpcHeldMessage message, long bodyLength)
         {
             IpcBodyCompressor compressor = _compressors[index];
             int padded = IpcCompressedMetadata.WriteFramed(
-                ref _metadata[index], message.AsSpan(prefixLength, metadataLength), reader, parsed, compressor.Buffers, bodyLength);
-            QueueCompressedParts(inputOffset, prefixLength + metadataLength, parsed.BodyLength, _metadata[index]!, padded, compressor);
+                ref _metadata[index], message.Metadata, message.Reader, message.Parsed, compressor.Buffers, bodyLength);
+            QueueCompressedParts(message.InputOffset, message.Header, message.Parsed.BodyLength, _metadata[index]!, padded, compressor);
         }
 
         /// <summary>Queues a compressed message's new metadata (prefixed, <paramref name="padded"/> bytes) and the body in its compressor's scratch, both kept by their owner.</summary>
@@ -175,10 +166,10 @@ namespace ArrowLz4Fast
         private void AbandonPending()
         {
             _ring?.StopWorker();
-            if (_pending.Message is null)
+            if (_pending.Message.Bytes is null)
                 return;
             _compressors[_pending.Compressor].Abandon();
-            GiveBack(_pending.Message);
+            GiveBack(_pending.Message.Bytes);
             _pending = default;
         }
     }

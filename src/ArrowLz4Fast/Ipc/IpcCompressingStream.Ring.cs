@@ -31,7 +31,7 @@ namespace ArrowLz4Fast
         /// array to the next slot and publishes it. With every slot taken (none written yet), the ring is queued whole
         /// and this message compressed here, in a slot outside the ring.
         /// </summary>
-        private void ProcessRingMessage()
+        private void ProcessRingMessage(in IpcHeldMessage message)
         {
             DrainPending();
             IpcMessageRing ring = _ring ??= new IpcMessageRing(_encoder, _minSpaceSavings);
@@ -39,14 +39,14 @@ namespace ArrowLz4Fast
                 QueueSlot(done);
             if (ring.HasRoom)
             {
-                Fill(ring.Next);
+                Fill(ring.Next, message);
                 ring.Publish();
             }
             else
             {
                 QueueRing(ring);
                 IpcRingSlot slot = ring.Overflow;
-                Fill(slot);
+                Fill(slot, message);
                 slot.Process(_encoder, _minSpaceSavings);
                 QueueSlot(slot);
             }
@@ -54,17 +54,12 @@ namespace ArrowLz4Fast
         }
 
         /// <summary>Moves the message into <paramref name="slot"/>, taking the slot's array (or a spare) for the next one.</summary>
-        private void Fill(IpcRingSlot slot)
+        private void Fill(IpcRingSlot slot, in IpcHeldMessage message)
         {
-            byte[] next = slot.Message;
-            slot.Message = _message;
-            slot.Reader = _reader;
-            slot.Parsed = _parsed;
-            slot.PrefixLength = _prefixLength;
-            slot.MetadataLength = _metadataLength;
-            slot.InputOffset = _messageStart;
+            byte[] next = slot.Message.Bytes;
+            slot.Message = message;
             slot.Reset();
-            _message = next.Length == 0 ? TakeSpare() : next;
+            _message = next is null ? TakeSpare() : next;
         }
 
         /// <summary>Queues a compressed slot for the output (or its message as it came); its failure, if any, is thrown here.</summary>
@@ -72,14 +67,14 @@ namespace ArrowLz4Fast
         {
             if (slot.Failure is not null)
                 ExceptionDispatchInfo.Capture(slot.Failure).Throw();
-            long inputBody = slot.Parsed.BodyLength;
+            long inputBody = slot.Message.Parsed.BodyLength;
             if (slot.Planned)
                 slot.Compressor.Record(ArrowLz4FastMetrics.TagIpcStream, inputBody);
             // The slot keeps its arrays for its next message.
             if (slot.BodyLength == 0)
-                QueueMessage(slot.Message, slot.Header, inputBody, slot.InputOffset, Owner.None);
+                QueueMessage(slot.Message.Bytes, slot.Message.Header, inputBody, slot.Message.InputOffset, Owner.None);
             else
-                QueueCompressedParts(slot.InputOffset, slot.Header, inputBody, slot.Metadata!, slot.Padded, slot.Compressor);
+                QueueCompressedParts(slot.Message.InputOffset, slot.Message.Header, inputBody, slot.Metadata!, slot.Padded, slot.Compressor);
         }
 
         /// <summary>Queues every published slot, in order, compressing here those the worker has not claimed.</summary>

@@ -221,9 +221,9 @@ namespace ArrowLz4Fast.Ipc
         private static void Release(IpcRingSlot slot)
         {
             slot.Dispose();
-            if (slot.Message.Length > 0)
-                ArrayPool<byte>.Shared.Return(slot.Message);
-            slot.Message = Array.Empty<byte>();
+            if (slot.Message.Bytes is not null)
+                ArrayPool<byte>.Shared.Return(slot.Message.Bytes);
+            slot.Message = default;
         }
     }
 }

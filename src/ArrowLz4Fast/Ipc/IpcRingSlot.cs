@@ -13,20 +13,14 @@ namespace ArrowLz4Fast.Ipc
     {
         private int _done;
 
-        /// <summary>The message, from its length prefix to the end of its body.</summary>
-        public byte[] Message = Array.Empty<byte>();
+        /// <summary>The message, verified by the writer; none until the slot is first filled.</summary>
+        public IpcHeldMessage Message;
 
         /// <summary>The compressor of this slot: its body is the compressed body.</summary>
         public readonly IpcBodyCompressor Compressor = new();
 
         /// <summary>The new metadata, its continuation marker and length first.</summary>
         public byte[]? Metadata;
-
-        public FlatReader Reader;
-        public IpcMessage Parsed;
-        public int PrefixLength;
-        public int MetadataLength;
-        public long InputOffset;
 
         /// <summary>The new metadata's length, prefix and padding included (when <see cref="BodyLength"/> is not 0).</summary>
         public int Padded;
@@ -42,8 +36,6 @@ namespace ArrowLz4Fast.Ipc
 
         /// <summary>Whether the message is compressed (or failed); set last, after every result.</summary>
         public bool IsDone => Volatile.Read(ref _done) != 0;
-
-        public int Header => PrefixLength + MetadataLength;
 
         /// <summary>Before the slot is published again (by the writer, once its last output was written).</summary>
         public void Reset()
@@ -61,17 +53,17 @@ namespace ArrowLz4Fast.Ipc
             try
             {
                 BodyLength = 0;
-                Planned = Compressor.Plan(Reader, Parsed, encoder);
+                Planned = Compressor.Plan(Message.Reader, Message.Parsed, encoder);
                 if (!Planned)
                     return;
-                int header = Header;
+                int header = Message.Header;
                 Compressor.BeginInOrder();
                 while (Compressor.TryPeekNext(out int start, out int length))
-                    Compressor.EncodeNext(Message.AsSpan(header + start, length), encoder, minSpaceSavings);
+                    Compressor.EncodeNext(Message.Bytes.AsSpan(header + start, length), encoder, minSpaceSavings);
                 BodyLength = Compressor.FinishInOrder();
                 if (BodyLength == 0)
                     return;
-                Padded = IpcCompressedMetadata.WriteFramed(ref Metadata, Message.AsSpan(PrefixLength, MetadataLength), Reader, Parsed, Compressor.Buffers, BodyLength);
+                Padded = IpcCompressedMetadata.WriteFramed(ref Metadata, Message.Metadata, Message.Reader, Message.Parsed, Compressor.Buffers, BodyLength);
             }
             catch (Exception e)
             {
