@@ -43,7 +43,7 @@ namespace ArrowLz4Fast.Ipc
         }
 
         /// <inheritdoc/>
-        public override void BringAll()
+        public override void BringAll(int degree)
         {
             while (_arriving)
                 Fill(_arrived);

@@ -83,7 +83,7 @@ namespace ArrowLz4Fast.Ipc
             if (!parallel || (alongside is null && largest * 4 >= destination.Length * 3L))
             {
                 Lz4FrameDecoderOptions options = _degree > 1 && largest >= _minimumParallelLength ? _blockParallel : _sequential;
-                body.BringAll();
+                body.BringAll(_degree);
                 Debug.Assert(body.AllThere, "a body decoded in order is all there first");
                 DecodeInOrder(source, destination, bodyOffset, items, count, options);
                 return;
@@ -126,7 +126,7 @@ namespace ArrowLz4Fast.Ipc
                 // Split frames decode block by block after the batch: their bytes must all be there. Not alongside:
                 // the helpers would finish the batch while the caller reads ahead, and park before the block step that
                 // follows (waking them costs more than the read-ahead saves).
-                body.BringAll();
+                body.BringAll(_degree);
                 alongside = null;
             }
             try

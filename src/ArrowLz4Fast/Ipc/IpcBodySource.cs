@@ -45,8 +45,11 @@ namespace ArrowLz4Fast.Ipc
         /// <summary>Forgets the body (so that nothing of it is held once it is served).</summary>
         public void Clear() => Lay(default, 0, Array.Empty<IpcBufferItem>(), 0);
 
-        /// <summary>Brings every byte of the body that is not there yet, on the calling thread: for decodes that need all of it first.</summary>
-        public virtual void BringAll()
+        /// <summary>
+        /// Brings every byte of the body that is not there yet, for decodes that need all of it first: on the calling
+        /// thread, or, by a kind read at positions, on up to <paramref name="degree"/> threads.
+        /// </summary>
+        public virtual void BringAll(int degree)
         {
         }
 

@@ -56,11 +56,14 @@ namespace ArrowLz4Fast.Ipc
         }
 
         /// <inheritdoc/>
-        public override void BringAll()
+        public override void BringAll(int degree)
         {
             if (!_pending)
                 return;
-            Read(0, Length);
+            if (degree > 1 && Length > IpcParallelRead.Chunk)
+                IpcParallelRead.Run(Length, degree, _read);
+            else
+                Read(0, Length);
             _pending = false;
         }
 

@@ -25,17 +25,22 @@ namespace ArrowLz4Fast.Tests
         private const string Numeric = "ipc/pyarrow/numeric.arrows";
         private const string Strings = "ipc/pyarrow/strings.arrows";
 
-        /// <summary>How the wrapper gets its input: a MemoryStream or a ReadOnlyMemory (the body is borrowed), any other stream (copied), or read asynchronously.</summary>
+        /// <summary>
+        /// How the wrapper gets its input: a MemoryStream or a ReadOnlyMemory (the body is borrowed), any other stream
+        /// (copied), read asynchronously, or a file (read at positions; a body that must be whole before it decodes, as
+        /// split frames' is, is read on every thread).
+        /// </summary>
         public enum Input
         {
             Memory,
             ReadOnlyMemory,
             Copied,
             Async,
+            File,
         }
 
         public static IEnumerable<object[]> Cases(bool shared) =>
-            from input in new[] { Input.Memory, Input.ReadOnlyMemory, Input.Copied, Input.Async }
+            from input in new[] { Input.Memory, Input.ReadOnlyMemory, Input.Copied, Input.Async, Input.File }
             from degree in new[] { (1, 262144), (2, 262144), (2, 1) }
             select new object[] { shared ? Numeric : Strings, input, degree.Item1, degree.Item2 };
 
@@ -62,6 +67,7 @@ namespace ArrowLz4Fast.Tests
         [InlineData(Input.Memory)]
         [InlineData(Input.ReadOnlyMemory)]
         [InlineData(Input.Copied)]
+        [InlineData(Input.File)]
         public async Task Large_frames_of_independent_blocks_are_split_into_block_ranges(Input input)
         {
             byte[] bytes = Rewrite(Corpus.Shared(Numeric));
@@ -82,6 +88,7 @@ namespace ArrowLz4Fast.Tests
         [Theory]
         [InlineData(Input.Memory)]
         [InlineData(Input.Copied)]
+        [InlineData(Input.File)]
         public async Task Every_frame_the_codec_path_decodes_block_parallel_is_split(Input input)
         {
             byte[] bytes = Rewrite(Corpus.Committed(Strings));
@@ -111,6 +118,7 @@ namespace ArrowLz4Fast.Tests
         [InlineData(Input.ReadOnlyMemory, 2)]
         [InlineData(Input.Copied, 2)]
         [InlineData(Input.Async, 2)]
+        [InlineData(Input.File, 2)]
         public async Task A_bad_block_in_a_split_frame_fails_as_the_sequential_path_does(Input input, int degree)
         {
             byte[] bytes = Rewrite(Corpus.Committed(Strings));
@@ -152,7 +160,18 @@ namespace ArrowLz4Fast.Tests
 
         private static async Task<List<RecordBatch>> Read(byte[] bytes, Input input, Lz4FastOptions options)
         {
-            Stream source = input == Input.Copied ? new BufferedStream(new MemoryStream(bytes, writable: false)) : new MemoryStream(bytes, writable: false);
+            string? path = null;
+            if (input == Input.File)
+            {
+                path = Path.Combine(Path.GetTempPath(), "ipc-independent-" + Guid.NewGuid().ToString("N") + ".arrows");
+                File.WriteAllBytes(path, bytes);
+            }
+            Stream source = input switch
+            {
+                Input.Copied => new BufferedStream(new MemoryStream(bytes, writable: false)),
+                Input.File => File.OpenRead(path!),
+                _ => new MemoryStream(bytes, writable: false),
+            };
             IpcDecompressingStream wrapper = input == Input.ReadOnlyMemory ? new IpcDecompressingStream(bytes, options) : new IpcDecompressingStream(source, options);
             var batches = new List<RecordBatch>();
             using var reader = new ArrowStreamReader(wrapper, SlabMemoryAllocator.Shared);
@@ -165,6 +184,12 @@ namespace ArrowLz4Fast.Tests
             {
                 ArrowData.DisposeAll(batches);
                 throw;
+            }
+            finally
+            {
+                reader.Dispose();
+                if (path is not null)
+                    File.Delete(path);
             }
             return batches;
         }
