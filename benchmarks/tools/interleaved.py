@@ -28,8 +28,9 @@ LINES = [
     (r"// interleaved 2 cores: (.*?): (\d+) operations; medians codec {0} ms, wrapper {0} ms, ceiling hot {0} ms; "
      r"per operation codec/wrapper {0}, ceiling/wrapper {0}", interleaved, ["codec", "wrapper", "ceiling", "ratio", "ceiling_ratio"]),
     (r"// interleaved 2 cores from a file: (.*?): (\d+) operations; medians codec {0} ms, wrapper {0} ms, "
-     r"ceiling from input {0} ms; per operation codec/wrapper {0}, ceiling from input/wrapper {0}", from_file,
-     ["codec", "wrapper", "from_input", "ratio", "from_input_ratio"]),
+     r"ceiling from input {0} ms(?:, ceiling hot {0} ms)?; per operation codec/wrapper {0}, ceiling from input/wrapper {0}"
+     r"(?:, ceiling hot/wrapper {0})?", from_file,
+     ["codec", "wrapper", "from_input", "hot", "ratio", "from_input_ratio", "hot_ratio"]),
     (r"// interleaved 1 core: (.*?): (\d+) operations; medians codec {0} ms, wrapper {0} ms; per operation codec/wrapper {0}",
      interleaved1, ["codec", "wrapper", "ratio"]),
 ]
@@ -41,7 +42,8 @@ PARTS = [
 
 
 def numbers(match, names, first=1):
-    return {key: float(match.group(first + i)) for i, key in enumerate(names)}
+    # An optional group an older log lacks (the file line's decode-only ceiling) is 0.
+    return {key: float(match.group(first + i) or 0) for i, key in enumerate(names)}
 
 
 for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
@@ -115,13 +117,17 @@ for full in sorted(set(raw) | set(interleaved)):
     print("| " + " | ".join(cells) + " |")
 
 if from_file:
-    # Interleaved_2cores_file: the codec path and the wrapper from a file (File.OpenRead), with the ceiling from input.
+    # Interleaved_2cores_file: the codec path and the wrapper from a file (File.OpenRead), with the ceiling from input
+    # and (newer logs) the decode-only ceiling.
     print()
-    print("| stream | from a file, interleaved 2 cores: codec / wrapper / ceiling from input | **codec/wrapper** | ceiling from input/wrapper |")
-    print("|---|---|---:|---:|")
+    print("| stream | from a file, interleaved 2 cores: codec / wrapper / ceiling from input / decode-only ceiling | **codec/wrapper** | ceiling from input/wrapper | decode-only ceiling/wrapper |")
+    print("|---|---|---:|---:|---:|")
     for full in sorted(name(s) for s in from_file):
         f = next(v for s, v in from_file.items() if name(s) == full)
         # A stream with no LZ4 body (the ZSTD one) has nothing for the ceiling to decode: microseconds.
         has = f["from_input"] > 0.01
         ceiling = f"{f['from_input_ratio']:.2f}" if has else "n/a"
-        print(f"| {full} | {show(f['codec'])} / {show(f['wrapper'])} / {show(f['from_input']) if has else 'n/a'} ({f['n']} ops) | **{f['ratio']:.2f}×** | {ceiling} |")
+        hot = has and f["hot"] > 0
+        hot_ratio = f"{f['hot_ratio']:.2f}" if hot else "n/a"
+        print(f"| {full} | {show(f['codec'])} / {show(f['wrapper'])} / {show(f['from_input']) if has else 'n/a'} / "
+              f"{show(f['hot']) if hot else 'n/a'} ({f['n']} ops) | **{f['ratio']:.2f}×** | {ceiling} | {hot_ratio} |")
