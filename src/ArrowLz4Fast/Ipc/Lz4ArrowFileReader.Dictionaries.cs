@@ -19,8 +19,12 @@ namespace ArrowLz4Fast
     {
         private static readonly byte[] s_end = { 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0 };
 
-        // Every dictionary message as the file holds it: its metadata in memory, then its body in the file.
+        // Every dictionary message as the file holds it: its metadata in memory, then its body in the file. Written
+        // last, with the fields below written before it: a read that sees it set sees them too.
         private IpcSpliceStream.Piece[]? _dictionaryPieces;
+
+        // Lets one of the first reads, if several race, prepare the dictionaries; async reads wait on it without a thread.
+        private readonly SemaphoreSlim _preparing = new SemaphoreSlim(1, 1);
 
         // Whether the batches may share the dictionaries of the open stream path.
         private bool _shared = true;
@@ -30,6 +34,36 @@ namespace ArrowLz4Fast
         private byte[]? _dictionaries;
         private IpcSpliceStream.Piece[]? _unused;
         private bool _dictionariesPassThrough;
+
+        /// <summary>Prepares the dictionaries unless another read did while this one waited.</summary>
+        private void PrepareDictionariesOnce()
+        {
+            _preparing.Wait();
+            try
+            {
+                if (Volatile.Read(ref _dictionaryPieces) is null)
+                    PrepareDictionaries(async: false, default).GetAwaiter().GetResult();
+            }
+            finally
+            {
+                _preparing.Release();
+            }
+        }
+
+        /// <summary>Prepares the dictionaries unless another read did while this one waited, asynchronously.</summary>
+        private async Task PrepareDictionariesOnceAsync(CancellationToken cancellationToken)
+        {
+            await _preparing.WaitAsync(cancellationToken).ConfigureAwait(false);
+            try
+            {
+                if (Volatile.Read(ref _dictionaryPieces) is null)
+                    await PrepareDictionaries(async: true, cancellationToken).ConfigureAwait(false);
+            }
+            finally
+            {
+                _preparing.Release();
+            }
+        }
 
         /// <summary>
         /// Reads and checks each dictionary block's metadata, decides whether the batches may share the dictionaries
@@ -71,7 +105,7 @@ namespace ArrowLz4Fast
                 await CacheDictionaries(pieces, selected, async, cancellationToken).ConfigureAwait(false);
             _shared = shared;
             _dictionariesPassThrough = passThrough;
-            _dictionaryPieces = pieces;
+            Volatile.Write(ref _dictionaryPieces, pieces);
         }
 
         /// <summary>Whether the stream path keeps dictionary batches of <paramref name="id"/>: those the selected fields use.</summary>

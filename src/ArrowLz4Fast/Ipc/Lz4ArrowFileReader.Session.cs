@@ -1,42 +1,37 @@
 using System;
 using System.IO;
+using System.Threading;
 using Apache.Arrow;
-using Apache.Arrow.Ipc;
 using ArrowLz4Fast.Frames;
 using ArrowLz4Fast.Ipc;
 
 namespace ArrowLz4Fast
 {
     /// <summary>
-    /// The stream path the reader keeps open: a spliced stream of the file's messages, the stream path over it and
-    /// Arrow's stream reader over that. It is given the schema once, the dictionaries once, then each batch's message
-    /// as it is read, so neither the schema nor the dictionaries are read, verified or built again. A failure drops it;
-    /// the next read opens another.
+    /// The stream paths the reader keeps open (<see cref="IpcFileReadSession"/>): each is given the schema once, the
+    /// dictionaries once, then the message of each batch read through it, so neither the schema nor the dictionaries
+    /// are read, verified or built again. A read takes an idle one (or makes one) and gives it back; reads at once on
+    /// several threads each take their own, and one read alone uses the same one every time. A failure drops the
+    /// stream path of its own read only; the next read through that session opens another.
     /// </summary>
     public sealed partial class Lz4ArrowFileReader
     {
-        private IpcSpliceStream? _splice;
-        private IpcDecompressingStream? _stream;
-        private ArrowStreamReader? _reader;
+        // The idle sessions, taken and given back with Interlocked so a read takes no lock; slot 0 is the one a read
+        // alone always finds. More sessions than this at once (more concurrent reads) are disposed when given back.
+        private readonly IpcFileReadSession?[] _idle = new IpcFileReadSession?[Math.Max(1, Math.Min(Environment.ProcessorCount, 16))];
 
-        // Whether the open stream path was given the dictionaries.
-        private bool _fed;
-
-        // The pieces given to the stream path at a read, kept from read to read (the splice keeps the array it is given).
-        private IpcSpliceStream.Piece[] _pieces = System.Array.Empty<IpcSpliceStream.Piece>();
-
-        /// <summary>The schema as Arrow reads it from the footer's, through the stream path (verified, projected); the stream path stays open.</summary>
-        private Schema ReadSchema()
+        /// <summary>The schema as Arrow reads it from the footer's, through the stream path of <paramref name="session"/> (verified, projected); the stream path stays open.</summary>
+        private Schema ReadSchema(IpcFileReadSession session)
         {
             var pieces = new[] { SchemaPiece() };
-            Open(pieces, pieces.Length);
+            session.Open(_file, pieces, pieces.Length, _options, _allocator, _codecs);
             try
             {
-                return _reader!.Schema;
+                return session.Reader!.Schema;
             }
             catch (InvalidDataException e)
             {
-                throw InFile(e, _splice!, -1, _footer.Offset, long.MaxValue);
+                throw InFile(e, session.Splice!, -1, _footer.Offset, long.MaxValue);
             }
             catch (Exception e) when (IsArrowsOwnFailure(e))
             {
@@ -44,56 +39,72 @@ namespace ArrowLz4Fast
             }
         }
 
-        private void Open(IpcSpliceStream.Piece[] pieces, int count)
+        /// <summary>An idle session, or a new one (not open) when every idle one is in use.</summary>
+        private IpcFileReadSession Take()
         {
-            _splice = new IpcSpliceStream(_file, pieces, count);
-            _stream = new IpcDecompressingStream(_splice, _options, leaveOpen: false, IpcDecompressingStream.DefaultMaxBodyLength, drainAtEnd: false);
-            // Bodies that pass through compressed (ZSTD) meet the given factory; LZ4 ones are decompressed already.
-            _reader = new ArrowStreamReader(_stream, _allocator, new Lz4FastCodecFactory(_options, _codecs), leaveOpen: false);
-            _fed = false;
+            IpcFileReadSession?[] idle = _idle;
+            for (int i = 0; i < idle.Length; i++)
+            {
+                IpcFileReadSession? session = Interlocked.Exchange(ref idle[i], null);
+                if (session is not null)
+                    return session;
+            }
+            return new IpcFileReadSession();
         }
 
-        /// <summary>Drops the open stream path (after a failure, or when the batches must not share its dictionaries).</summary>
-        private void EndSession()
+        /// <summary>Keeps <paramref name="session"/> for a later read, or disposes it when the reader is disposed or enough are idle.</summary>
+        private void GiveBack(IpcFileReadSession session)
         {
-            ArrowStreamReader? reader = _reader;
-            _reader = null;
-            _stream = null;
-            _splice = null;
-            _fed = false;
-            reader?.Dispose();
+            IpcFileReadSession?[] idle = _idle;
+            for (int i = 0; i < idle.Length && Volatile.Read(ref _disposed) == 0; i++)
+            {
+                if (Interlocked.CompareExchange(ref idle[i], session, null) is null)
+                {
+                    // Dispose may have emptied the slots between the check and the store; then whichever of the two
+                    // takes the session back out disposes it.
+                    if (Volatile.Read(ref _disposed) != 0 && Interlocked.CompareExchange(ref idle[i], null, session) == session)
+                        session.Dispose();
+                    return;
+                }
+            }
+            session.Dispose();
+        }
+
+        /// <summary>Disposes the idle sessions (the reader is disposed).</summary>
+        private void DisposeIdle()
+        {
+            IpcFileReadSession?[] idle = _idle;
+            for (int i = 0; i < idle.Length; i++)
+                Interlocked.Exchange(ref idle[i], null)?.Dispose();
         }
 
         /// <summary>
-        /// Gives the stream path the batch's message next: its metadata (read and verified already, as
-        /// <paramref name="message"/> in the flatbuffer <paramref name="verified"/> read: the stream path does not
-        /// walk it again) and its body in the file; before
-        /// them the schema, for a stream path opened now, and the dictionaries, for one not given them yet. Returns
-        /// where the batch's message starts in the spliced stream.
+        /// Gives the stream path of <paramref name="session"/> the batch's message next: its metadata (read and
+        /// verified already, as <paramref name="message"/> in the flatbuffer <paramref name="verified"/> read: the
+        /// stream path does not walk it again) and its body in the file; before them the schema, for a stream path
+        /// opened now, and the dictionaries, for one not given them yet. Returns where the batch's message starts in
+        /// the spliced stream.
         /// </summary>
-        private long Feed(in IpcFileBlock block, byte[] metadata, in IpcMessage message, in FlatReader verified)
+        private long Feed(IpcFileReadSession session, in IpcFileBlock block, byte[] metadata, in IpcMessage message, in FlatReader verified)
         {
             // A stream path left short of its end (a read abandoned before the stream path ran) is not continued.
-            if (_reader is not null && _splice!.Position != _splice.Length)
-                EndSession();
-            bool open = _reader is not null;
-            int most = 3 + _dictionaryPieces!.Length + (_unused?.Length ?? 0);
-            if (_pieces.Length < most)
-                _pieces = new IpcSpliceStream.Piece[most];
-            IpcSpliceStream.Piece[] pieces = _pieces;
+            if (session.Reader is not null && !session.Continues)
+                session.End();
+            bool open = session.Reader is not null;
+            IpcSpliceStream.Piece[] pieces = session.Pieces(3 + _dictionaryPieces!.Length + (_unused?.Length ?? 0));
             int count = 0;
             if (!open)
                 pieces[count++] = SchemaPiece();
-            if (!_fed)
+            if (!session.Fed)
                 count = AddDictionaries(pieces, count);
             int batch = count;
             pieces[count++] = IpcSpliceStream.Piece.Verified(metadata.AsMemory(0, block.MetadataLength), block.Offset, verified, message);
             pieces[count++] = IpcSpliceStream.Piece.File(block.Body, block.BodyLength);
             if (open)
-                _splice!.Continue(pieces, count);
+                session.Splice!.Continue(pieces, count);
             else
-                Open(pieces, count);
-            _fed = true;
+                session.Open(_file, pieces, count, _options, _allocator, _codecs);
+            session.Fed = true;
             return pieces[batch].Start;
         }
 
@@ -102,13 +113,13 @@ namespace ArrowLz4Fast
 
         /// <summary>
         /// <paramref name="e"/>, thrown by the stream path or Arrow's reader as they read batch <paramref name="index"/>
-        /// (whose message starts at <paramref name="start"/> of the spliced stream), located in the file; null for what
+        /// (whose message starts at <paramref name="start"/> of <paramref name="splice"/>), located in the file; null for what
         /// passes as it is (the file's own failures, cancellation, a refused codec).
         /// </summary>
-        private InvalidDataException? Located(Exception e, int index, in IpcFileBlock block, long start, bool passesThrough)
+        private static InvalidDataException? Located(Exception e, IpcSpliceStream splice, int index, in IpcFileBlock block, long start, bool passesThrough)
         {
             if (e is InvalidDataException invalid)
-                return InFile(invalid, _splice!, index, block.Offset, start);
+                return InFile(invalid, splice, index, block.Offset, start);
             if (IsArrowsOwnFailure(e) || (passesThrough && IsCodecFailure(e)))
                 return IpcErrors.At(block.Offset, $"record batch {index} of the IPC file: Arrow's reader failed on the message ({e.GetType().Name}: {e.Message})", e);
             return null;

@@ -36,8 +36,11 @@ namespace ArrowLz4Fast
     /// a ZSTD body with no codec factory given, or a schema Arrow .NET cannot read, is a
     /// <see cref="NotSupportedException"/>. A read that fails (malformed data, an I/O error, cancellation) leaves the
     /// reader usable: the stream path it failed in is dropped, and the next read starts a new one from the schema and
-    /// dictionaries, so it gives its batch, or its own error, as a fresh reader would. An instance is not thread-safe,
-    /// as <c>ArrowFileReader</c> is not: one read at a time.
+    /// dictionaries, so it gives its batch, or its own error, as a fresh reader would. Unlike <c>ArrowFileReader</c>,
+    /// <see cref="ReadRecordBatch"/> and <see cref="ReadRecordBatchAsync"/> may be called on several threads at once:
+    /// each read takes a stream path of its own (an idle one kept from an earlier read, or a new one, which reads the
+    /// schema and dictionaries again from memory and the file), a failure drops its own read's only, and a read alone
+    /// reuses the same one every time. <see cref="Dispose"/> must not run while reads do.
     /// </remarks>
     public sealed partial class Lz4ArrowFileReader : IDisposable
     {
@@ -49,9 +52,8 @@ namespace ArrowLz4Fast
         private readonly Schema _schema;
         private readonly IpcProjectionPlan? _plan;
 
-        // The batch's metadata, read into an array kept for every read.
-        private byte[] _metadata = System.Array.Empty<byte>();
-        private bool _disposed;
+        // Set once by Dispose; read by every read and by a session given back (1: disposed).
+        private int _disposed;
 
         /// <summary>Opens the IPC file at <paramref name="path"/>, read at positions on its handle, with the default options.</summary>
         /// <param name="path">The file.</param>
@@ -154,21 +156,24 @@ namespace ArrowLz4Fast
         private Lz4ArrowFileReader(IpcFileSource file, Lz4FastOptions? options, MemoryAllocator? allocator, ICompressionCodecFactory? compressionCodecFactory)
         {
             _file = file;
+            var session = new IpcFileReadSession();
             try
             {
                 _options = options?.Clone() ?? new Lz4FastOptions();
                 _allocator = allocator ?? SlabMemoryAllocator.Shared;
                 _codecs = compressionCodecFactory;
                 _footer = IpcFileFooter.Read(file);
-                _schema = ReadSchema();
-                _plan = _stream!.Plan;
+                _schema = ReadSchema(session);
+                _plan = session.Stream!.Plan;
             }
             catch
             {
-                EndSession();
+                session.Dispose();
                 file.Dispose();
                 throw;
             }
+            // The first read goes on from the schema read now.
+            _idle[0] = session;
         }
 
         /// <summary>The schema: of the selected fields only, in schema order, when <see cref="Lz4FastOptions.Projection"/> is set.</summary>
@@ -186,26 +191,34 @@ namespace ArrowLz4Fast
         public RecordBatch ReadRecordBatch(int index)
         {
             IpcFileBlock block = Block(index);
-            if (_dictionaryPieces is null)
-                PrepareDictionaries(async: false, default).GetAwaiter().GetResult();
-            byte[] metadata = Metadata(block.MetadataLength);
-            int got = _file.ReadAt(block.Offset, metadata.AsSpan(0, block.MetadataLength));
-            bool passesThrough = CheckBatch(metadata, got, block, index, out IpcMessage message, out FlatReader verified);
-            long start = Feed(block, metadata, message, verified);
-            RecordBatch? batch;
+            if (Volatile.Read(ref _dictionaryPieces) is null)
+                PrepareDictionariesOnce();
+            IpcFileReadSession session = Take();
             try
             {
-                batch = _reader!.ReadNextRecordBatch();
+                byte[] metadata = session.Metadata(block.MetadataLength);
+                int got = _file.ReadAt(block.Offset, metadata.AsSpan(0, block.MetadataLength));
+                bool passesThrough = CheckBatch(metadata, got, block, index, out IpcMessage message, out FlatReader verified);
+                long start = Feed(session, block, metadata, message, verified);
+                RecordBatch? batch;
+                try
+                {
+                    batch = session.Reader!.ReadNextRecordBatch();
+                }
+                catch (Exception e)
+                {
+                    InvalidDataException? located = Located(e, session.Splice!, index, block, start, passesThrough);
+                    session.End();
+                    if (located is null)
+                        throw;
+                    throw located;
+                }
+                return Served(session, batch, block);
             }
-            catch (Exception e)
+            finally
             {
-                InvalidDataException? located = Located(e, index, block, start, passesThrough);
-                EndSession();
-                if (located is null)
-                    throw;
-                throw located;
+                GiveBack(session);
             }
-            return Served(batch, block);
         }
 
         /// <summary>Reads record batch <paramref name="index"/> of the file asynchronously.</summary>
@@ -218,53 +231,57 @@ namespace ArrowLz4Fast
         public async ValueTask<RecordBatch> ReadRecordBatchAsync(int index, CancellationToken cancellationToken = default)
         {
             IpcFileBlock block = Block(index);
-            if (_dictionaryPieces is null)
-                await PrepareDictionaries(async: true, cancellationToken).ConfigureAwait(false);
-            byte[] metadata = Metadata(block.MetadataLength);
-            int got = await _file.ReadAtAsync(block.Offset, metadata.AsMemory(0, block.MetadataLength), cancellationToken).ConfigureAwait(false);
-            bool passesThrough = CheckBatch(metadata, got, block, index, out IpcMessage message, out FlatReader verified);
-            long start = Feed(block, metadata, message, verified);
-            RecordBatch? batch;
+            if (Volatile.Read(ref _dictionaryPieces) is null)
+                await PrepareDictionariesOnceAsync(cancellationToken).ConfigureAwait(false);
+            IpcFileReadSession session = Take();
             try
             {
-                batch = await _reader!.ReadNextRecordBatchAsync(cancellationToken).ConfigureAwait(false);
+                byte[] metadata = session.Metadata(block.MetadataLength);
+                int got = await _file.ReadAtAsync(block.Offset, metadata.AsMemory(0, block.MetadataLength), cancellationToken).ConfigureAwait(false);
+                bool passesThrough = CheckBatch(metadata, got, block, index, out IpcMessage message, out FlatReader verified);
+                long start = Feed(session, block, metadata, message, verified);
+                RecordBatch? batch;
+                try
+                {
+                    batch = await session.Reader!.ReadNextRecordBatchAsync(cancellationToken).ConfigureAwait(false);
+                }
+                catch (Exception e)
+                {
+                    InvalidDataException? located = Located(e, session.Splice!, index, block, start, passesThrough);
+                    session.End();
+                    if (located is null)
+                        throw;
+                    throw located;
+                }
+                return Served(session, batch, block);
             }
-            catch (Exception e)
+            finally
             {
-                InvalidDataException? located = Located(e, index, block, start, passesThrough);
-                EndSession();
-                if (located is null)
-                    throw;
-                throw located;
+                GiveBack(session);
             }
-            return Served(batch, block);
         }
 
-        /// <summary>Closes the file (unless it was left open). Batches read stay usable.</summary>
+        /// <summary>
+        /// Closes the file (unless it was left open). Batches read stay usable. Reads after it throw
+        /// <see cref="ObjectDisposedException"/>; disposing while reads run is the caller's error: those reads may
+        /// then fail (<see cref="ObjectDisposedException"/>, <see cref="IOException"/>), and their stream paths are
+        /// disposed as they end.
+        /// </summary>
         public void Dispose()
         {
-            if (_disposed)
+            if (Interlocked.Exchange(ref _disposed, 1) != 0)
                 return;
-            _disposed = true;
-            EndSession();
+            DisposeIdle();
             _file.Dispose();
         }
 
         private IpcFileBlock Block(int index)
         {
-            if (_disposed)
+            if (Volatile.Read(ref _disposed) != 0)
                 throw new ObjectDisposedException(nameof(Lz4ArrowFileReader));
             if ((uint)index >= (uint)_footer.RecordBatches.Length)
                 throw new ArgumentOutOfRangeException(nameof(index), index, $"The file has {_footer.RecordBatches.Length} record batch(es).");
             return _footer.RecordBatches[index];
-        }
-
-        /// <summary>The array the batch's metadata is read into, kept from read to read.</summary>
-        private byte[] Metadata(int length)
-        {
-            if (_metadata.Length < length)
-                _metadata = new byte[Math.Max(length, 2 * _metadata.Length)];
-            return _metadata;
         }
 
         /// <summary>
@@ -278,12 +295,12 @@ namespace ArrowLz4Fast
             return CheckCodec(CompressedOtherwise(message), block, index, 0) || _dictionariesPassThrough;
         }
 
-        /// <summary>The batch the stream path served; a stream path that holds its dictionaries apart from the batches' is dropped now.</summary>
-        private RecordBatch Served(RecordBatch? batch, in IpcFileBlock block)
+        /// <summary>The batch the stream path of <paramref name="session"/> served; a stream path that holds its dictionaries apart from the batches' is dropped now.</summary>
+        private RecordBatch Served(IpcFileReadSession session, RecordBatch? batch, in IpcFileBlock block)
         {
             // The message was checked to be a record batch: the stream path serves it whole or throws.
-            if (batch is null || !_shared || _splice!.Position != _splice.Length)
-                EndSession();
+            if (batch is null || !_shared || !session.Continues)
+                session.End();
             return batch ?? throw IpcErrors.At(block.Offset, $"{block.Name}: no record batch was read");
         }
     }
