@@ -18,10 +18,11 @@ namespace ArrowLz4Fast.Fuzz
     /// of a ZSTD one, read with the official codec factory, and one with a delta dictionary): the
     /// footer (bytes, a block's offset, metaDataLength or bodyLength, a vector's count), a message's metadata or body
     /// (the --ipc mutations), or the file cut short; each opened from memory or a temporary file with a random
-    /// projection and read at random batch indices, synchronously and asynchronously. Only InvalidDataException (with
-    /// its Lz4FrameException) and NotSupportedException may come out, within the --ipc budgets.
+    /// projection and read at random batch indices, synchronously and asynchronously, one mutant in four then again on
+    /// two threads at once, each read giving what it gave alone. Only InvalidDataException (with its Lz4FrameException)
+    /// and NotSupportedException may come out, within the --ipc budgets.
     /// </summary>
-    internal static class IpcFileFuzz
+    internal static partial class IpcFileFuzz
     {
         private static readonly TimeSpan TimeBudget = TimeSpan.FromSeconds(5);
         private const int TimeRetries = 2;
@@ -173,15 +174,22 @@ namespace ArrowLz4Fast.Fuzz
                     : new Lz4ArrowFileReader(TemporaryFile(bytes), options, SlabMemoryAllocator.Shared, leaveOpen: false, codecs);
                 _ = reader.Schema;
                 int reads = reader.RecordBatchCount == 0 ? 0 : 1 + random.Next(3);
+                bool concurrent = random.Next(4) == 0;
+                var alone = new Dictionary<int, string>();
                 for (int r = 0; r < reads; r++)
                 {
                     int i = random.Next(reader.RecordBatchCount);
-                    using RecordBatch batch = random.Next(3) == 0
-                        ? reader.ReadRecordBatchAsync(i).AsTask().GetAwaiter().GetResult()
-                        : reader.ReadRecordBatch(i);
-                    // Touch every column, as a user would.
-                    for (int c = 0; c < batch.ColumnCount; c++)
-                        _ = batch.Column(c).NullCount;
+                    string outcome = Outcome(reader, i, asynchronous: random.Next(3) == 0);
+                    if (!concurrent && outcome[0] == '!')
+                        return Rejected(out rejected);
+                    alone[i] = outcome;
+                }
+                if (concurrent)
+                {
+                    if (ReadAtOnce(reader, alone) is { } problem)
+                        return problem;
+                    if (alone.Values.Any(o => o[0] == '!'))
+                        return Rejected(out rejected);
                 }
             }
             catch (InvalidDataException e) when (e.InnerException is Lz4FrameException)
