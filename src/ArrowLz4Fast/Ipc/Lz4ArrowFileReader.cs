@@ -25,9 +25,9 @@ namespace ArrowLz4Fast
     /// using var file = new Lz4ArrowFileReader(path, new Lz4FastOptions { Projection = IpcProjection.ByName("id", "price") }, null);
     /// using RecordBatch last = file.ReadRecordBatch(file.RecordBatchCount - 1);
     /// </code>
-    /// Opening reads and checks the footer and the schema, and keeps one stream path and one Arrow stream reader open on
-    /// them for every later read. The dictionary batches the selected fields use are read and decompressed once, at the
-    /// first batch read, and kept by that reader; each read then gives it only the batch's message. As in Arrow C++,
+    /// Opening reads and checks the footer and the schema, and keeps a stream path and an Arrow stream reader open on
+    /// them for later reads. The dictionary batches the selected fields use are read and checked once, at the first
+    /// batch read, and given once to each such reader; each read then gives it only the batch's message. As in Arrow C++,
     /// every batch sees each dictionary with all its deltas applied in the footer's order; the batches share those
     /// dictionaries only when disposing one cannot free them (no delta and no ZSTD dictionary is selected), else each
     /// read has its own copy, made from the dictionaries kept decompressed in memory. Each read verifies the batch's
