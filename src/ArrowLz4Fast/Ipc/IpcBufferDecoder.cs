@@ -67,7 +67,7 @@ namespace ArrowLz4Fast.Ipc
             return IpcErrors.At(
                 frame.Kind,
                 at,
-                $"the LZ4 frame of the body buffer at byte offset {item.InInput(bodyOffset)} is invalid at byte offset {frameOffset} within that frame: {frame.Detail}",
+                $"the body buffer's LZ4 frame is invalid at byte offset {frameOffset} within it: {frame.Detail}",
                 cause);
         }
 

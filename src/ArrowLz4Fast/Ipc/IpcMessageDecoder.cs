@@ -153,7 +153,7 @@ namespace ArrowLz4Fast.Ipc
                 }
                 catch (Exception e) when (e is not OutOfMemoryException)
                 {
-                    throw IpcErrors.At(item.InInput(bodyOffset), $"the ZSTD frame of the body buffer at byte offset {item.InInput(bodyOffset)} is invalid: {e.Message}", e);
+                    throw IpcErrors.At(item.InInput(bodyOffset), $"the body buffer's ZSTD frame is invalid: {e.Message}", e);
                 }
                 if (written != item.Length)
                     IpcErrors.Throw(item.InInput(bodyOffset), $"the ZSTD data decodes to {written} bytes but the buffer declares {item.Length}");

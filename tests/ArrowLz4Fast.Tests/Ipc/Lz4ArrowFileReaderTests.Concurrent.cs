@@ -3,7 +3,6 @@ using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.IO;
 using System.Linq;
-using System.Text.RegularExpressions;
 using System.Threading;
 using System.Threading.Tasks;
 using Apache.Arrow;
@@ -109,7 +108,7 @@ namespace ArrowLz4Fast.Tests
                     {
                         var e = Assert.ThrowsAny<InvalidDataException>(() => Read(reader, 1, asynchronous).GetAwaiter().GetResult().Dispose());
                         Assert.Equal(at, Assert.IsType<Lz4FrameException>(e.InnerException).Offset);
-                        Assert.Equal(Unplaced(alone), Unplaced(e.Message));
+                        Assert.Equal(alone, e.Message);
                         Interlocked.Increment(ref failures);
                         return;
                     }
@@ -124,7 +123,7 @@ namespace ArrowLz4Fast.Tests
                     using RecordBatch got = reader.ReadRecordBatch(i);
                     AssertProjected(expected[i], selected, got, $"batch {i} read alone after");
                 }
-                Assert.Equal(Unplaced(alone), Unplaced(Assert.Throws<InvalidDataException>(() => reader.ReadRecordBatch(1)).Message));
+                Assert.Equal(alone, Assert.Throws<InvalidDataException>(() => reader.ReadRecordBatch(1)).Message);
             }
             finally
             {
@@ -201,13 +200,6 @@ namespace ArrowLz4Fast.Tests
             _output.WriteLine($"{input}: {reads} read(s) right, {refused} refused after Dispose");
             Assert.True(refused >= (Threads - 1) * 6, $"{refused} read(s) refused after Dispose");
         }
-
-        /// <summary>
-        /// The message without the frame's place in the spliced stream a read went through, which depends on the batches
-        /// that stream path served before (its place in the file is the inner exception's offset, checked apart).
-        /// </summary>
-        private static string Unplaced(string message) =>
-            Regex.Replace(message, "the body buffer at byte offset [0-9]+ ", "the body buffer at byte offset _ ");
 
         /// <summary>
         /// Runs <paramref name="read"/> on <see cref="Threads"/> threads of their own, <paramref name="rounds"/> times

@@ -219,6 +219,12 @@ namespace ArrowLz4Fast.Tests
             Assert.Equal(at, Assert.IsType<Lz4FrameException>(e.InnerException).Offset);
             Assert.Contains("record batch 1 of the IPC file", e.Message, StringComparison.Ordinal);
             Assert.Contains($": body buffer 2 (data) of field '{name}'", e.Message, StringComparison.Ordinal);
+
+            // The message names places in the file only: read first by a new reader, whose stream path holds other
+            // messages before it, the batch fails with the same words.
+            using var fresh = new Lz4ArrowFileReader(file, new Lz4FastOptions { Projection = IpcProjection.ByIndex(1) }, null);
+            Assert.Equal(e.Message, Assert.Throws<InvalidDataException>(() => fresh.ReadRecordBatch(1)).Message);
+            _output.WriteLine(e.Message);
         }
 
         // docs/projection.md, "Random access" (kept verbatim between the markers).
