@@ -72,6 +72,8 @@ namespace ArrowLz4Fast.Benchmarks
         {
             if (_interleaved.Enough)
                 Console.WriteLine(FormattableString.Invariant($"// interleaved random access: batch {Index}: {_interleaved.Operations} operations; medians opened once {_interleaved.MedianMicroseconds(0):F3} us, ceiling {_interleaved.MedianMicroseconds(1):F3} us; per operation ceiling/opened once {_interleaved.MedianRatio(1, 0):F3}"));
+            if (_scan.Enough)
+                Console.WriteLine(FormattableString.Invariant($"// interleaved scan: {Batches} batches, two columns, one reader: {_scan.Operations} operations; medians one thread {_scan.MedianMicroseconds(0):F3} us, two threads at once {_scan.MedianMicroseconds(1):F3} us; per operation one thread/two threads {_scan.MedianRatio(0, 1):F3}"));
             _opened.Dispose();
             _ceiling.Dispose();
             File.Delete(_filePath);
@@ -118,6 +120,49 @@ namespace ArrowLz4Fast.Benchmarks
 
         private readonly InterleavedTimes _interleaved = new InterleavedTimes(2);
         private Func<long>[]? _paths;
+
+        /// <summary>
+        /// Every batch, two columns, from the one reader opened once: on one thread, then on two threads at once (the
+        /// calling one and a pool thread, each taking the next batch), in turn within each operation; the cleanup
+        /// prints their medians and the per-operation speed-up as <c>// interleaved scan: …</c>. Each batch's body is
+        /// too small to decode on two threads, so the second thread is what concurrent reads of one reader add.
+        /// </summary>
+        [Benchmark(Description = "interleaved: every batch on one thread, then on two at once, one reader")]
+        public long InterleavedScan() => _scan.Run(_scanPaths ??= new Func<long>[] { ScanOneThread, ScanTwoThreads });
+
+        private readonly InterleavedTimes _scan = new InterleavedTimes(2);
+        private Func<long>[]? _scanPaths;
+        private int _next;
+
+        private long ScanOneThread()
+        {
+            long rows = 0;
+            for (int i = 0; i < Batches; i++)
+            {
+                using RecordBatch batch = _opened.ReadRecordBatch(i);
+                rows += batch.Length;
+            }
+            return rows;
+        }
+
+        private long ScanTwoThreads()
+        {
+            _next = -1;
+            System.Threading.Tasks.Task<long> other = System.Threading.Tasks.Task.Run(ScanShare);
+            long rows = ScanShare();
+            return rows + other.GetAwaiter().GetResult();
+        }
+
+        private long ScanShare()
+        {
+            long rows = 0;
+            for (int i; (i = System.Threading.Interlocked.Increment(ref _next)) < Batches;)
+            {
+                using RecordBatch batch = _opened.ReadRecordBatch(i);
+                rows += batch.Length;
+            }
+            return rows;
+        }
 
         [Benchmark(Description = "Lz4ArrowFileReader, every column, batch i")]
         public long RandomAccessAllColumns()
