@@ -137,6 +137,10 @@ namespace ArrowLz4Fast
             {
                 throw InFile(e, splice, -1, _footer.Offset, long.MaxValue);
             }
+            catch (NotSupportedException e) when (NotSupportedInFile(e, splice) is { } located)
+            {
+                throw located;
+            }
             // What the stream served, all verified: the schema message (continuation, length, metadata; no body), the
             // dictionary messages it kept, the end-of-stream marker.
             byte[] served = output.GetBuffer();

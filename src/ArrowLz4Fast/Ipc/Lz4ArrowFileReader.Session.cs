@@ -33,6 +33,10 @@ namespace ArrowLz4Fast
             {
                 throw InFile(e, session.Splice!, -1, _footer.Offset, long.MaxValue);
             }
+            catch (NotSupportedException e) when (NotSupportedInFile(e, session.Splice!) is { } located)
+            {
+                throw located;
+            }
             catch (Exception e) when (IsArrowsOwnFailure(e))
             {
                 throw IpcErrors.At(_footer.Offset, $"the IPC file's schema: Arrow's reader failed on it ({e.GetType().Name}: {e.Message})", e);
@@ -116,13 +120,28 @@ namespace ArrowLz4Fast
         /// (whose message starts at <paramref name="start"/> of <paramref name="splice"/>), located in the file; null for what
         /// passes as it is (the file's own failures, cancellation, a refused codec).
         /// </summary>
-        private static InvalidDataException? Located(Exception e, IpcSpliceStream splice, int index, in IpcFileBlock block, long start, bool passesThrough)
+        private static Exception? Located(Exception e, IpcSpliceStream splice, int index, in IpcFileBlock block, long start, bool passesThrough)
         {
             if (e is InvalidDataException invalid)
                 return InFile(invalid, splice, index, block.Offset, start);
+            if (e is NotSupportedException unsupported && NotSupportedInFile(unsupported, splice) is { } located)
+                return located;
             if (IsArrowsOwnFailure(e) || (passesThrough && IsCodecFailure(e)))
                 return IpcErrors.At(block.Offset, $"record batch {index} of the IPC file: Arrow's reader failed on the message ({e.GetType().Name}: {e.Message})", e);
             return null;
+        }
+
+        /// <summary>
+        /// <paramref name="e"/>, valid data the stream path does not read (an LZ4 frame naming a dictionary, a schema
+        /// Arrow .NET cannot read), at its offset in the file instead of in the spliced stream; null for one it did not
+        /// make (passed on as it is).
+        /// </summary>
+        private static NotSupportedException? NotSupportedInFile(NotSupportedException e, IpcSpliceStream splice)
+        {
+            if (OwnError.Of(e) is not { Origin: OffsetOrigin.IpcInput } own)
+                return null;
+            var inFile = new OwnError(OffsetOrigin.IpcInput, own.Shape, splice.FileOffsetOf(own.Offset), own.Detail, own.Location, own.Buffer);
+            return IpcErrors.NotSupported(inFile, null, framed: false);
         }
 
         /// <summary>

@@ -207,7 +207,7 @@ namespace ArrowLz4Fast
                 }
                 catch (Exception e)
                 {
-                    InvalidDataException? located = Located(e, session.Splice!, index, block, start, passesThrough);
+                    Exception? located = Located(e, session.Splice!, index, block, start, passesThrough);
                     session.End();
                     if (located is null)
                         throw;
@@ -247,7 +247,7 @@ namespace ArrowLz4Fast
                 }
                 catch (Exception e)
                 {
-                    InvalidDataException? located = Located(e, session.Splice!, index, block, start, passesThrough);
+                    Exception? located = Located(e, session.Splice!, index, block, start, passesThrough);
                     session.End();
                     if (located is null)
                         throw;

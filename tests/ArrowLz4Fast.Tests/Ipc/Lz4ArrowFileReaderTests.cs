@@ -227,6 +227,77 @@ namespace ArrowLz4Fast.Tests
             _output.WriteLine(e.Message);
         }
 
+        // A frame that names a dictionary is valid LZ4 the package does not read: a NotSupportedException, whose offset
+        // must be the file's, as the stream path reading the same file in order gives it, whatever the reader served
+        // before (its own stream path's offsets depend on that).
+        [Fact]
+        public void A_frame_naming_a_dictionary_in_batch_i_is_not_supported_at_its_offset_in_the_file()
+        {
+            // Frames with their content size, which leaves room for a dictionary ID in the same length.
+            List<RecordBatch> batches = ArrowData.ReadAll(Corpus.Committed("ipc/pyarrow/strings.arrows"), Factory());
+            byte[] file = IpcWriter.Write(batches, new Lz4FastCodecFactory(new Lz4FastOptions { ContentSize = true }), fileFormat: true);
+            ArrowData.DisposeAll(batches);
+            IpcFileFooter footer = IpcFileFooter.Read(IpcFileSource.Over(file));
+            IpcFileBlock block = footer.RecordBatches[1];
+            (long Offset, long Length)[] buffers = IpcMessages.Buffers(file.AsSpan((int)block.Offset + 8, block.MetadataLength - 8).ToArray());
+            int frame = (int)(block.Body + buffers[5].Offset + 8);
+            NameADictionary(file.AsSpan(frame, (int)buffers[5].Length - 8));
+            var options = new Lz4FastOptions { Projection = IpcProjection.ByIndex(1) };
+
+            long inOrder;
+            using (var stream = new ArrowStreamReader(new IpcDecompressingStream(file, options), SlabMemoryAllocator.Shared))
+            {
+                stream.ReadNextRecordBatch().Dispose();
+                inOrder = OffsetIn(Assert.Throws<NotSupportedException>(() => stream.ReadNextRecordBatch()).Message);
+            }
+            Assert.InRange(inOrder, frame, frame + 10);
+            using var fresh = new Lz4ArrowFileReader(file, options, null);
+            Assert.Equal(inOrder, OffsetIn(Assert.Throws<NotSupportedException>(() => fresh.ReadRecordBatch(1)).Message));
+            using var after = new Lz4ArrowFileReader(file, options, null);
+            after.ReadRecordBatch(0).Dispose();
+            var e = Assert.Throws<NotSupportedException>(() => after.ReadRecordBatch(1));
+            _output.WriteLine(e.Message);
+            Assert.Equal(inOrder, OffsetIn(e.Message));
+        }
+
+        /// <summary>
+        /// Rewrites the LZ4 frame <paramref name="frame"/> (the whole buffer) to name dictionary 0x12345678, in the same
+        /// length and with the same blocks, which the decoder checks before it stops at the dictionary: the 4 bytes of
+        /// the dictionary ID are taken from the content size (dropped) or from the content checksum (dropped), and a
+        /// frame without a content checksum gains one in place of the content size's other 4 bytes.
+        /// </summary>
+        private static void NameADictionary(Span<byte> frame)
+        {
+            const byte ContentSize = 0x08, ContentChecksum = 0x04, DictionaryId = 0x01;
+            byte flg = frame[4];
+            byte[] blocks;
+            byte newFlg;
+            if ((flg & ContentSize) != 0 && (flg & ContentChecksum) == 0)
+            {
+                // Header 15 -> 11 bytes, and 4 bytes of content checksum after the end mark.
+                blocks = frame.Slice(15).ToArray().Concat(new byte[4]).ToArray();
+                newFlg = (byte)((flg & ~ContentSize) | ContentChecksum | DictionaryId);
+            }
+            else if ((flg & ContentSize) == 0 && (flg & ContentChecksum) != 0)
+            {
+                // Header 7 -> 11 bytes, and the content checksum dropped.
+                blocks = frame.Slice(7, frame.Length - 11).ToArray();
+                newFlg = (byte)((flg & ~ContentChecksum) | DictionaryId);
+            }
+            else
+            {
+                throw new InvalidOperationException($"a frame with FLG 0x{flg:X2}: no way to name a dictionary in the same length");
+            }
+            frame[4] = newFlg;
+            BinaryPrimitives.WriteUInt32LittleEndian(frame.Slice(6), 0x12345678);
+            frame[10] = Lz4FrameDescriptor.HeaderChecksumOf(frame.Slice(4, 6));
+            blocks.CopyTo(frame.Slice(11));
+            Assert.Equal(frame.Length, 11 + blocks.Length);
+        }
+
+        private static long OffsetIn(string message) =>
+            long.Parse(System.Text.RegularExpressions.Regex.Match(message, "at byte offset ([0-9]+)").Groups[1].Value, System.Globalization.CultureInfo.InvariantCulture);
+
         // docs/projection.md, "Random access" (kept verbatim between the markers).
         [Fact]
         public void The_docs_snippet_reads_the_last_batch_of_a_file()
