@@ -198,8 +198,7 @@ namespace ArrowLz4Fast
             {
                 byte[] metadata = session.Metadata(block.MetadataLength);
                 int got = _file.ReadAt(block.Offset, metadata.AsSpan(0, block.MetadataLength));
-                bool passesThrough = CheckBatch(metadata, got, block, index, out IpcMessage message, out FlatReader verified);
-                long start = Feed(session, block, metadata, message, verified);
+                long start = CheckAndFeed(session, block, index, metadata, got, out bool passesThrough);
                 RecordBatch? batch;
                 try
                 {
@@ -207,11 +206,9 @@ namespace ArrowLz4Fast
                 }
                 catch (Exception e)
                 {
-                    Exception? located = Located(e, session.Splice!, index, block, start, passesThrough);
-                    session.End();
-                    if (located is null)
-                        throw;
-                    throw located;
+                    if (Failed(session, e, index, block, start, passesThrough) is { } located)
+                        throw located;
+                    throw;
                 }
                 return Served(session, batch, block);
             }
@@ -238,8 +235,7 @@ namespace ArrowLz4Fast
             {
                 byte[] metadata = session.Metadata(block.MetadataLength);
                 int got = await _file.ReadAtAsync(block.Offset, metadata.AsMemory(0, block.MetadataLength), cancellationToken).ConfigureAwait(false);
-                bool passesThrough = CheckBatch(metadata, got, block, index, out IpcMessage message, out FlatReader verified);
-                long start = Feed(session, block, metadata, message, verified);
+                long start = CheckAndFeed(session, block, index, metadata, got, out bool passesThrough);
                 RecordBatch? batch;
                 try
                 {
@@ -247,11 +243,9 @@ namespace ArrowLz4Fast
                 }
                 catch (Exception e)
                 {
-                    Exception? located = Located(e, session.Splice!, index, block, start, passesThrough);
-                    session.End();
-                    if (located is null)
-                        throw;
-                    throw located;
+                    if (Failed(session, e, index, block, start, passesThrough) is { } located)
+                        throw located;
+                    throw;
                 }
                 return Served(session, batch, block);
             }
@@ -293,6 +287,27 @@ namespace ArrowLz4Fast
         {
             message = IpcFileFooter.CheckMessage(metadata, got, block, IpcMessageParser.HeaderRecordBatch, out verified);
             return CheckCodec(CompressedOtherwise(message), block, index, 0) || _dictionariesPassThrough;
+        }
+
+        /// <summary>
+        /// Checks the batch's metadata (<paramref name="got"/> bytes read of it, see <see cref="CheckBatch"/>) and gives
+        /// it to the stream path of <paramref name="session"/> (see <see cref="Feed"/>): where its message starts there.
+        /// </summary>
+        private long CheckAndFeed(IpcFileReadSession session, in IpcFileBlock block, int index, byte[] metadata, int got, out bool passesThrough)
+        {
+            passesThrough = CheckBatch(metadata, got, block, index, out IpcMessage message, out FlatReader verified);
+            return Feed(session, block, metadata, message, verified);
+        }
+
+        /// <summary>
+        /// After <paramref name="e"/> ended a batch read in <paramref name="session"/>: drops its stream path and gives
+        /// the exception to throw instead, located in the file (see <see cref="Located"/>); null to rethrow <paramref name="e"/>.
+        /// </summary>
+        private static Exception? Failed(IpcFileReadSession session, Exception e, int index, in IpcFileBlock block, long start, bool passesThrough)
+        {
+            Exception? located = Located(e, session.Splice!, index, block, start, passesThrough);
+            session.End();
+            return located;
         }
 
         /// <summary>The batch the stream path of <paramref name="session"/> served; a stream path that holds its dictionaries apart from the batches' is dropped now.</summary>
