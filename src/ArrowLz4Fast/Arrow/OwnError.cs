@@ -11,6 +11,9 @@ namespace ArrowLz4Fast
 
         /// <summary>The Arrow IPC stream an <see cref="IpcDecompressingStream"/> reads.</summary>
         IpcInput,
+
+        /// <summary>The Arrow IPC file a <see cref="Lz4ArrowFileReader"/> reads.</summary>
+        IpcFile,
     }
 
     /// <summary>How a message is worded around its offset and detail.</summary>

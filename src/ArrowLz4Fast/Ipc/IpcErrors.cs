@@ -41,7 +41,7 @@ namespace ArrowLz4Fast.Ipc
         internal static InvalidDataException Invalid(OwnError error, Lz4FrameErrorKind kind, Exception? cause, bool framed)
         {
             Debug.Assert(error.Shape == OwnErrorShape.Invalid, "corrupt data is worded as such");
-            string input = framed ? "of the IPC stream decompressed from the LZ4 frame (not of the compressed input)" : "of the input stream";
+            string input = framed ? "of the IPC stream decompressed from the LZ4 frame (not of the compressed input)" : Counted(error);
             string message = $"Invalid Arrow IPC data at byte offset {error.Offset} {input}: {error.Detail}.{error.Location}";
             return error.Mark(new InvalidDataException(message, new Lz4FrameException(message, kind, error.Detail, error.Offset, cause)));
         }
@@ -52,7 +52,7 @@ namespace ArrowLz4Fast.Ipc
         /// </summary>
         internal static NotSupportedException NotSupported(OwnError error, Exception? cause, bool framed)
         {
-            string input = framed ? "of the IPC stream decompressed from the LZ4 frame" : "of the input stream";
+            string input = framed ? "of the IPC stream decompressed from the LZ4 frame" : Counted(error);
             if (error.Shape == OwnErrorShape.DictionaryRequired && cause is null)
                 return error.Mark(Lz4FrameErrors.DictionaryNotSupported($"The LZ4 frame at byte offset {error.Offset} {input}", error.Offset, error.Detail));
             string message = error.Shape == OwnErrorShape.DictionaryRequired
@@ -60,6 +60,28 @@ namespace ArrowLz4Fast.Ipc
                 : $"Arrow .NET cannot read the Arrow IPC data at byte offset {error.Offset} {input}: {error.Detail}.";
             return error.Mark(new NotSupportedException(message, cause));
         }
+
+        /// <summary>
+        /// <paramref name="e"/>, made with an offset in the input, worded again as one in the IPC file that input is
+        /// (<see cref="Lz4ArrowFileReader"/>, whose errors all count in the file); null for any other exception.
+        /// </summary>
+        internal static Exception? InFile(Exception e)
+        {
+            if (OwnError.Of(e) is not { Origin: OffsetOrigin.IpcInput } own)
+                return null;
+            var inFile = new OwnError(OffsetOrigin.IpcFile, own.Shape, own.Offset, own.Detail, own.Location, own.Buffer);
+            if (e is InvalidDataException { InnerException: Lz4FrameException frame })
+                return Invalid(inFile, frame.Kind, frame.InnerException, framed: false);
+            if (e is NotSupportedException)
+            {
+                // A dictionary frame's own Lz4FrameException is made again with the message; any other cause is kept.
+                Exception? cause = own.Shape == OwnErrorShape.DictionaryRequired && e.InnerException is Lz4FrameException ? null : e.InnerException;
+                return NotSupported(inFile, cause, framed: false);
+            }
+            return null;
+        }
+
+        private static string Counted(OwnError error) => error.Origin == OffsetOrigin.IpcFile ? "of the IPC file" : "of the input stream";
 
         [DoesNotReturn]
         [MethodImpl(MethodImplOptions.NoInlining)]

@@ -166,10 +166,12 @@ namespace ArrowLz4Fast
                 _schema = ReadSchema(session);
                 _plan = session.Stream!.Plan;
             }
-            catch
+            catch (Exception e)
             {
                 session.Dispose();
                 file.Dispose();
+                if (IpcErrors.InFile(e) is { } inFile)
+                    throw inFile;
                 throw;
             }
             // The first read goes on from the schema read now.
@@ -190,31 +192,38 @@ namespace ArrowLz4Fast
         /// <exception cref="NotSupportedException">A ZSTD body and no codec factory given, or a frame compressed against a dictionary.</exception>
         public RecordBatch ReadRecordBatch(int index)
         {
-            IpcFileBlock block = Block(index);
-            if (Volatile.Read(ref _dictionaryPieces) is null)
-                PrepareDictionariesOnce();
-            IpcFileReadSession session = Take();
             try
             {
-                byte[] metadata = session.Metadata(block.MetadataLength);
-                int got = _file.ReadAt(block.Offset, metadata.AsSpan(0, block.MetadataLength));
-                long start = CheckAndFeed(session, block, index, metadata, got, out bool passesThrough);
-                RecordBatch? batch;
+                IpcFileBlock block = Block(index);
+                if (Volatile.Read(ref _dictionaryPieces) is null)
+                    PrepareDictionariesOnce();
+                IpcFileReadSession session = Take();
                 try
                 {
-                    batch = session.Reader!.ReadNextRecordBatch();
+                    byte[] metadata = session.Metadata(block.MetadataLength);
+                    int got = _file.ReadAt(block.Offset, metadata.AsSpan(0, block.MetadataLength));
+                    long start = CheckAndFeed(session, block, index, metadata, got, out bool passesThrough);
+                    RecordBatch? batch;
+                    try
+                    {
+                        batch = session.Reader!.ReadNextRecordBatch();
+                    }
+                    catch (Exception e)
+                    {
+                        if (Failed(session, e, index, block, start, passesThrough) is { } located)
+                            throw located;
+                        throw;
+                    }
+                    return Served(session, batch, block);
                 }
-                catch (Exception e)
+                finally
                 {
-                    if (Failed(session, e, index, block, start, passesThrough) is { } located)
-                        throw located;
-                    throw;
+                    GiveBack(session);
                 }
-                return Served(session, batch, block);
             }
-            finally
+            catch (Exception e) when (IpcErrors.InFile(e) is { } inFile)
             {
-                GiveBack(session);
+                throw inFile;
             }
         }
 
@@ -227,31 +236,38 @@ namespace ArrowLz4Fast
         /// <exception cref="NotSupportedException">A ZSTD body and no codec factory given, or a frame compressed against a dictionary.</exception>
         public async ValueTask<RecordBatch> ReadRecordBatchAsync(int index, CancellationToken cancellationToken = default)
         {
-            IpcFileBlock block = Block(index);
-            if (Volatile.Read(ref _dictionaryPieces) is null)
-                await PrepareDictionariesOnceAsync(cancellationToken).ConfigureAwait(false);
-            IpcFileReadSession session = Take();
             try
             {
-                byte[] metadata = session.Metadata(block.MetadataLength);
-                int got = await _file.ReadAtAsync(block.Offset, metadata.AsMemory(0, block.MetadataLength), cancellationToken).ConfigureAwait(false);
-                long start = CheckAndFeed(session, block, index, metadata, got, out bool passesThrough);
-                RecordBatch? batch;
+                IpcFileBlock block = Block(index);
+                if (Volatile.Read(ref _dictionaryPieces) is null)
+                    await PrepareDictionariesOnceAsync(cancellationToken).ConfigureAwait(false);
+                IpcFileReadSession session = Take();
                 try
                 {
-                    batch = await session.Reader!.ReadNextRecordBatchAsync(cancellationToken).ConfigureAwait(false);
+                    byte[] metadata = session.Metadata(block.MetadataLength);
+                    int got = await _file.ReadAtAsync(block.Offset, metadata.AsMemory(0, block.MetadataLength), cancellationToken).ConfigureAwait(false);
+                    long start = CheckAndFeed(session, block, index, metadata, got, out bool passesThrough);
+                    RecordBatch? batch;
+                    try
+                    {
+                        batch = await session.Reader!.ReadNextRecordBatchAsync(cancellationToken).ConfigureAwait(false);
+                    }
+                    catch (Exception e)
+                    {
+                        if (Failed(session, e, index, block, start, passesThrough) is { } located)
+                            throw located;
+                        throw;
+                    }
+                    return Served(session, batch, block);
                 }
-                catch (Exception e)
+                finally
                 {
-                    if (Failed(session, e, index, block, start, passesThrough) is { } located)
-                        throw located;
-                    throw;
+                    GiveBack(session);
                 }
-                return Served(session, batch, block);
             }
-            finally
+            catch (Exception e) when (IpcErrors.InFile(e) is { } inFile)
             {
-                GiveBack(session);
+                throw inFile;
             }
         }
 

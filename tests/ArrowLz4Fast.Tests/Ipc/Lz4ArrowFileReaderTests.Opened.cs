@@ -244,6 +244,7 @@ namespace ArrowLz4Fast.Tests
                 var e = await Assert.ThrowsAsync<InvalidDataException>(async () => (await Read(reader, 1, asynchronous)).Dispose());
                 _output.WriteLine($"{corruption}: {e.Message}");
                 Assert.Equal(at, Assert.IsType<Lz4FrameException>(e.InnerException).Offset);
+                Assert.StartsWith($"Invalid Arrow IPC data at byte offset {at} of the IPC file: ", e.Message, StringComparison.Ordinal);
                 // The stream path's checks name the batch as the reader reads it, the reader's own walk as the footer lists it.
                 Assert.Matches("record batch (block )?1 of the (IPC file|footer)", e.Message);
                 Assert.Contains(what, e.Message, StringComparison.Ordinal);

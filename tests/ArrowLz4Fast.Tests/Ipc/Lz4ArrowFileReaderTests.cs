@@ -166,6 +166,8 @@ namespace ArrowLz4Fast.Tests
             var frame = Assert.IsType<Lz4FrameException>(e.InnerException);
             _output.WriteLine($"{corruption}: {e.Message}");
             Assert.InRange(frame.Offset, 0, bad.Length);
+            Assert.StartsWith($"Invalid Arrow IPC data at byte offset {frame.Offset} of the IPC file: ", e.Message, StringComparison.Ordinal);
+            Assert.Equal(e.Message, frame.Message);
         }
 
         // fuzz --ipc-file --seed 7 --index 29788: a batch whose buffer vector is shorter than its schema needs, in a file
@@ -188,6 +190,7 @@ namespace ArrowLz4Fast.Tests
                 var e = Assert.Throws<InvalidDataException>(() => reader.ReadRecordBatch(1));
                 Assert.Equal(block.Offset + 8, Assert.IsType<Lz4FrameException>(e.InnerException).Offset);
                 Assert.Contains("the record batch lists 0 buffer(s) but its schema needs 5", e.Message, StringComparison.Ordinal);
+                Assert.Contains($"at byte offset {block.Offset + 8} of the IPC file: ", e.Message, StringComparison.Ordinal);
             }
 
             // The same file read in order as the stream it embeds.
@@ -196,6 +199,7 @@ namespace ArrowLz4Fast.Tests
             var inOrder = Assert.Throws<InvalidDataException>(() => stream.ReadNextRecordBatch());
             Assert.Equal(block.Offset + 8, Assert.IsType<Lz4FrameException>(inOrder.InnerException).Offset);
             Assert.Contains("the record batch lists 0 buffer(s) but its schema needs 5", inOrder.Message, StringComparison.Ordinal);
+            Assert.Contains($"at byte offset {block.Offset + 8} of the input stream: ", inOrder.Message, StringComparison.Ordinal);
         }
 
         // A defect the engine finds in a selected buffer: its offset in the file, the batch of the file, and the buffer
@@ -217,6 +221,7 @@ namespace ArrowLz4Fast.Tests
             reader.ReadRecordBatch(0).Dispose();
             var e = Assert.Throws<InvalidDataException>(() => reader.ReadRecordBatch(1));
             Assert.Equal(at, Assert.IsType<Lz4FrameException>(e.InnerException).Offset);
+            Assert.StartsWith($"Invalid Arrow IPC data at byte offset {at} of the IPC file: ", e.Message, StringComparison.Ordinal);
             Assert.Contains("record batch 1 of the IPC file", e.Message, StringComparison.Ordinal);
             Assert.Contains($": body buffer 2 (data) of field '{name}'", e.Message, StringComparison.Ordinal);
 
@@ -258,6 +263,8 @@ namespace ArrowLz4Fast.Tests
             var e = Assert.Throws<NotSupportedException>(() => after.ReadRecordBatch(1));
             _output.WriteLine(e.Message);
             Assert.Equal(inOrder, OffsetIn(e.Message));
+            Assert.Contains($"at byte offset {inOrder} of the IPC file", e.Message, StringComparison.Ordinal);
+            Assert.Equal(inOrder, Assert.IsType<Lz4FrameException>(e.InnerException).Offset);
         }
 
         /// <summary>
