@@ -33,13 +33,27 @@ namespace ArrowLz4Fast.Fuzz
             }
             catch (InvalidDataException e) when (e.InnerException is Lz4FrameException frame)
             {
+                ThrowIfMisworded(e);
                 return $"!InvalidDataException at {frame.Offset}";
             }
-            catch (NotSupportedException)
+            catch (NotSupportedException e)
             {
+                ThrowIfMisworded(e);
                 return "!NotSupportedException";
             }
         }
+
+        /// <summary>The reader's errors count their offsets in the file and say so: the stream path's words are a finding.</summary>
+        private static void ThrowIfMisworded(Exception e)
+        {
+            if (Misworded(e) is { } problem)
+                throw new InvalidOperationException(problem);
+        }
+
+        private static string? Misworded(Exception e) =>
+            e.Message.Contains("of the input stream", StringComparison.Ordinal)
+                ? $"the file reader's {e.GetType().Name} counts in the input stream: {e.Message}"
+                : null;
 
         private static string? Rejected(out bool rejected)
         {

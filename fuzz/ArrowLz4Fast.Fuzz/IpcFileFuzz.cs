@@ -20,7 +20,7 @@ namespace ArrowLz4Fast.Fuzz
     /// (the --ipc mutations), or the file cut short; each opened from memory or a temporary file with a random
     /// projection and read at random batch indices, synchronously and asynchronously, one mutant in four then again on
     /// two threads at once, each read giving what it gave alone. Only InvalidDataException (with its Lz4FrameException)
-    /// and NotSupportedException may come out, within the --ipc budgets.
+    /// and NotSupportedException may come out, worded as counting in the file, within the --ipc budgets.
     /// </summary>
     internal static partial class IpcFileFuzz
     {
@@ -195,10 +195,12 @@ namespace ArrowLz4Fast.Fuzz
             catch (InvalidDataException e) when (e.InnerException is Lz4FrameException)
             {
                 rejected = true;
+                return Misworded(e);
             }
-            catch (NotSupportedException)
+            catch (NotSupportedException e)
             {
                 rejected = true;
+                return Misworded(e);
             }
             catch (Exception e)
             {
