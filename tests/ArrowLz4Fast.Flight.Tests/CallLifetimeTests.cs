@@ -147,7 +147,7 @@ namespace ArrowLz4Fast.Flight.Tests
                 (List<byte[]?> payloads, int bad) = Hostile(2 * i);
                 IEnumerable<byte[]?> upload = payloads.Take(bad + 150);
                 var e = await Assert.ThrowsAsync<RpcException>(() => RawFlightClient.DoPutAsync(channel, upload, "hostile", dispose: false).WaitAsync(s_perRead));
-                Assert.True(e.StatusCode == StatusCode.InvalidArgument && e.Status.Detail.Contains($"FlightData message {bad} of the DoPut stream", StringComparison.Ordinal), $"upload {i}: {e.Status}");
+                Assert.True(e.StatusCode == StatusCode.InvalidArgument && e.Status.Detail.Contains($"FlightData message {bad} of the DoPut stream", StringComparison.Ordinal), $"upload {i}: {e.Status}; the server logged: {_store.Host.Errors.Last()}");
             }
             Assert.Equal(0, await open.SettledAsync(s_settle));
 

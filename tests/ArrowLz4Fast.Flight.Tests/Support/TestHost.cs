@@ -19,13 +19,17 @@ namespace ArrowLz4Fast.Flight.Tests.Support
     {
         private readonly WebApplication _app;
 
-        private TestHost(WebApplication app, string address)
+        private TestHost(WebApplication app, string address, HandlerErrors errors)
         {
             _app = app;
             Address = address;
+            Errors = errors;
         }
 
         public string Address { get; }
+
+        /// <summary>What the server logged as errors (a handler's exception among them).</summary>
+        public HandlerErrors Errors { get; }
 
         public IServiceProvider Services => _app.Services;
 
@@ -34,12 +38,14 @@ namespace ArrowLz4Fast.Flight.Tests.Support
             WebApplicationBuilder builder = WebApplication.CreateSlimBuilder();
             builder.WebHost.ConfigureKestrel(o => o.Listen(IPAddress.Loopback, 0, l => l.Protocols = HttpProtocols.Http2));
             builder.Logging.ClearProviders();
+            var errors = new HandlerErrors();
+            builder.Logging.AddProvider(errors);
             configure(builder.Services);
             WebApplication app = builder.Build();
             map(app);
             await app.StartAsync();
             string address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
-            return new TestHost(app, address);
+            return new TestHost(app, address, errors);
         }
 
         /// <summary>A channel with no message size limit (Flight messages are larger than gRPC's 4 MB default).</summary>
