@@ -88,11 +88,12 @@ namespace ArrowLz4Fast.Flight.Tests.Support
                     await call.RequestStream.WriteAsync(message!, cancellation);
                 await call.RequestStream.CompleteAsync();
             }
-            catch (Exception e) when (e is RpcException || e is System.Net.Http.HttpRequestException || e is System.IO.IOException || e is OperationCanceledException)
+            catch (Exception e) when (e is RpcException || e is System.Net.Http.HttpRequestException || e is System.IO.IOException || e is OperationCanceledException || e is ObjectDisposedException)
             {
                 // The server failed the call while we were still writing: its status comes with the response. Which
                 // exception the write throws depends on whether the client has seen the trailers yet: an RpcException
-                // if it has, the HTTP/2 stream's reset if the write got there first; cancelled, once the response ended.
+                // if it has, the HTTP/2 stream's reset if the write got there first; cancelled, once the response ended;
+                // disposed, when EndAsync disposed the call before this loop saw the cancellation and began one more write.
             }
         }
     }
