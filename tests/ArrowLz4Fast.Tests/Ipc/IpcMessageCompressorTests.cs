@@ -259,13 +259,19 @@ namespace ArrowLz4Fast.Tests
                 IpcMessageCompressor.TryCompress(m.Metadata, m.Body, options, 0.0, out _, out _);
             foreach (IpcMessages.Message m in messages)
             {
-                long start = GC.GetAllocatedBytesForCurrentThread();
-                Assert.True(IpcMessageCompressor.TryCompress(m.Metadata, m.Body, options, 0.0, out var metadata, out var body));
-                long allocated = GC.GetAllocatedBytesForCurrentThread() - start;
-                long outputs = metadata.Length + body.Length;
-                // A constant per call, not per buffer: 2 KB as DecodeBatch's test allows. With other tests running, a
-                // pooled job can be taken, and a new one costs about 1 KB (CI measured 920 bytes over the outputs).
-                Assert.True(allocated <= outputs + 2048, $"{allocated} bytes allocated for {outputs} bytes of output ({IpcMessages.Buffers(m.Metadata).Length} buffers)");
+                // The fewest bytes of three calls: what a call itself allocates happens on each of them, while a pooled
+                // array or job that a test running beside this one holds at that moment is made anew once (CI saw
+                // 7,496 bytes over the outputs once, and 920 before).
+                long least = long.MaxValue, outputs = 0;
+                for (int attempt = 0; attempt < 3; attempt++)
+                {
+                    long start = GC.GetAllocatedBytesForCurrentThread();
+                    Assert.True(IpcMessageCompressor.TryCompress(m.Metadata, m.Body, options, 0.0, out var metadata, out var body));
+                    least = Math.Min(least, GC.GetAllocatedBytesForCurrentThread() - start);
+                    outputs = metadata.Length + body.Length;
+                }
+                // A constant per call, not per buffer: 2 KB as DecodeBatch's test allows.
+                Assert.True(least <= outputs + 2048, $"{least} bytes allocated for {outputs} bytes of output ({IpcMessages.Buffers(m.Metadata).Length} buffers)");
             }
         }
 
