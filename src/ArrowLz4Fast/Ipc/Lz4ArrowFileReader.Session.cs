@@ -140,7 +140,7 @@ namespace ArrowLz4Fast
         {
             if (OwnError.Of(e) is not { Origin: OffsetOrigin.IpcInput } own)
                 return null;
-            var inFile = new OwnError(OffsetOrigin.IpcInput, own.Shape, splice.FileOffsetOf(own.Offset), own.Detail, own.Location, own.Buffer);
+            var inFile = new OwnError(OffsetOrigin.IpcFile, own.Shape, splice.FileOffsetOf(own.Offset), own.Detail, own.Location, own.Buffer);
             return IpcErrors.NotSupported(inFile, null, framed: false);
         }
 
