@@ -128,7 +128,7 @@ namespace ArrowLz4Fast
                     ? $" (dictionary batch {_batchIndex}, of dictionary id {_message.DictionaryId}"
                     : $" (record batch {_batchIndex}";
                 where += ", counted from 0)";
-                int buffer = _failedBuffer >= 0 ? _failedBuffer : Locate(frame.Offset);
+                int buffer = _failedBuffer >= 0 ? _failedBuffer : Locate(frame.Offset, frame.Kind == Lz4FrameErrorKind.DecodedLength);
                 if (buffer >= 0)
                 {
                     named = Buffer(buffer);
@@ -138,9 +138,14 @@ namespace ArrowLz4Fast
             return IpcErrors.Invalid(own.At(where + ".", named), frame.Kind, frame.InnerException, framed: false);
         }
 
-        /// <summary>The body buffer whose bytes in the input hold <paramref name="offset"/>, or -1.</summary>
-        private int Locate(long offset)
+        /// <summary>
+        /// The body buffer whose bytes in the input hold <paramref name="offset"/>, or -1. With
+        /// <paramref name="orAtEnd"/>, failing that, the one whose bytes end there: a frame that decodes to a length other
+        /// than its buffer declares is found once it has been read to its end, which is the buffer's end when it fills it.
+        /// </summary>
+        private int Locate(long offset, bool orAtEnd)
         {
+            int endsThere = -1;
             for (int i = 0; i < _message.BufferCount; i++)
             {
                 long start, length;
@@ -165,10 +170,13 @@ namespace ArrowLz4Fast
                 {
                     return -1;
                 }
-                if (offset >= _bodyOffset + start && offset - _bodyOffset - start < length)
+                long within = offset - _bodyOffset - start;
+                if (within >= 0 && within < length)
                     return i;
+                if (orAtEnd && endsThere < 0 && length > 0 && within == length)
+                    endsThere = i;
             }
-            return -1;
+            return endsThere;
         }
 
         /// <summary>Buffer <paramref name="index"/> of the batch, and the field it belongs to when the schema says.</summary>

@@ -90,6 +90,29 @@ namespace ArrowLz4Fast.Tests
             }
         }
 
+        /// <summary>
+        /// A frame that decodes to fewer bytes than its buffer declares is found at the frame's end, which is the buffer's
+        /// end: the buffer and field are still named, decoded in order or on helpers.
+        /// </summary>
+        [Fact]
+        public void A_frame_decoding_short_of_its_declared_length_names_its_buffer()
+        {
+            byte[] stream = File.ReadAllBytes(Corpus.Committed(Strings));
+            (int start, long length) = IpcVerifyingReadTests.Buffer(stream, 1, 2);
+            byte[] corrupt = (byte[])stream.Clone();
+            BinaryPrimitives.WriteInt64LittleEndian(corrupt.AsSpan(start), BinaryPrimitives.ReadInt64LittleEndian(corrupt.AsSpan(start)) + 1);
+            string name = FieldName(stream, 0);
+
+            foreach (Lz4FastOptions options in new[] { IpcWrapped.Options(1), IpcWrapped.Options(4, minimumParallelLength: 1) })
+            {
+                InvalidDataException e = Assert.Throws<InvalidDataException>(() => ArrowData.DisposeAll(IpcWrapped.ReadAll(corrupt, options, SlabMemoryAllocator.Shared, null)));
+                Lz4FrameException frame = Assert.IsType<Lz4FrameException>(e.InnerException);
+                Assert.Equal(Lz4FrameErrorKind.DecodedLength, frame.Kind);
+                Assert.Equal(start + length, frame.Offset);
+                Assert.Contains($"(record batch 0, counted from 0): body buffer 2 (data) of field '{name}', path '{name}', field node 0.", e.Message, StringComparison.Ordinal);
+            }
+        }
+
         [Fact]
         public void A_bad_length_prefix_names_its_buffer_from_the_metadata()
         {
